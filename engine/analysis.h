@@ -1,0 +1,108 @@
+// The roofline analysis of a whole graph on one device: per-layer compute,
+// memory and overhead time, and the whole-model summary.
+//
+//   engine::AnalyzeOptions opts;          // defaults: 2 FLOPs/MAC, eff 0.5, ...
+//   absl::StatusOr<engine::Analysis> a = engine::Analyze(graph, hw, opts);
+#ifndef RIDGELINE_ENGINE_ANALYSIS_H_
+#define RIDGELINE_ENGINE_ANALYSIS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/cost.h"
+#include "engine/counter_registry.h"
+#include "engine/hardware.h"
+#include "graph/graph.h"
+
+namespace ridgeline::engine {
+
+enum class Bound { kCompute, kMemory, kOverhead, kNone };
+std::string_view BoundName(Bound bound);  // "compute", "memory", ...
+
+struct AnalyzeOptions {
+  double flops_per_mac = 2.0;        // --flops-per-mac
+  double compute_efficiency = 0.5;   // --efficiency
+  double memory_efficiency = 1.0;    // --memory-efficiency
+  double per_layer_tax_s = 10e-6;    // --layer-tax-us
+  std::optional<double> dispatch_tax_s;  // --dispatch-tax-us; else hardware's
+  // "" = price tensors at the model's own dtypes; otherwise one of
+  // fp32|tf32|fp16|bf16|fp8|int8|int4 (--precision).
+  std::string precision;
+  // Batch the graph was bound with (for throughput = batch / latency).
+  int64_t batch = 1;
+  // Optional custom pricer (quantization what-ifs); overrides `precision`'s
+  // re-pricing of tensor bytes when set.
+  const TensorPricer* pricer = nullptr;
+};
+
+// Everything assumed, printed in every output.
+struct Assumptions {
+  double flops_per_mac = 2.0;
+  double compute_efficiency = 0.5;
+  double memory_efficiency = 1.0;
+  double per_layer_tax_s = 10e-6;
+  double dispatch_tax_s = 0;
+  std::string precision;        // "model dtypes" or the --precision value
+  std::string peak_precision;   // which peak was used
+  double peak_flops_per_s = 0;  // un-derated peak at that precision
+  double memory_bandwidth_bytes_per_s = 0;
+};
+
+struct LayerResult {
+  int node = -1;
+  std::string name;
+  std::string op_type;
+  std::string domain;
+  Cost cost;
+  double flops = 0;      // cost.Flops(flops_per_mac)
+  double bytes = 0;      // read + written
+  double intensity = 0;  // flops / bytes (0 if bytes == 0)
+  double t_compute_s = 0;
+  double t_memory_s = 0;
+  double t_overhead_s = 0;  // the per-layer tax (0 for views)
+  double latency_s = 0;     // max(t_compute, t_memory) + t_overhead
+  Bound bound = Bound::kNone;
+};
+
+struct Summary {
+  int64_t layers = 0;  // non-view layers
+  double macs = 0;
+  double flops = 0;
+  double bytes = 0;
+  int64_t params = 0;
+  double weight_bytes = 0;
+  double latency_s = 0;  // sum of layer latencies + dispatch tax
+  double throughput_per_s = 0;
+  double mfu = 0;  // (flops / latency) / peak
+  Bound bound = Bound::kNone;  // bound holding the largest share of time
+  double peak_activation_bytes = 0;
+  bool fits_in_memory = true;
+  int64_t compute_bound_layers = 0;
+  int64_t memory_bound_layers = 0;
+  int64_t overhead_bound_layers = 0;
+  double compute_bound_time_s = 0;
+  double memory_bound_time_s = 0;
+  double overhead_bound_time_s = 0;
+  std::vector<std::string> unknown_ops;  // distinct "domain:op" names
+  std::vector<graph::Unresolved> unresolved;
+};
+
+struct Analysis {
+  std::string model;
+  Hardware hardware;
+  Assumptions assumptions;
+  std::vector<LayerResult> layers;  // topological order, views included
+  Summary summary;
+  int64_t batch = 1;
+};
+
+absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
+                                 const Hardware& hardware,
+                                 const AnalyzeOptions& options);
+
+}  // namespace ridgeline::engine
+
+#endif  // RIDGELINE_ENGINE_ANALYSIS_H_

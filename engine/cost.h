@@ -1,0 +1,43 @@
+// Cost: what one operator costs, independent of any device. Counters fill it;
+// the roofline turns it into time.
+#ifndef RIDGELINE_ENGINE_COST_H_
+#define RIDGELINE_ENGINE_COST_H_
+
+#include <string>
+
+namespace ridgeline::engine {
+
+struct Cost {
+  // Multiply-accumulates (Conv, Gemm, MatMul, attention products, ...).
+  double macs = 0;
+  // Floating-point operations that are not part of a MAC (elementwise ops,
+  // activations, norms, softmax, reductions, pooling), already in FLOPs.
+  double other_flops = 0;
+  // Bytes read from and written to memory, at the element sizes chosen by the
+  // TensorPricer. weight_bytes is the part of bytes_read that is initializers.
+  double bytes_read = 0;
+  double bytes_written = 0;
+  double weight_bytes = 0;
+  // True for ops with no counter (zero FLOPs, bytes of their tensors).
+  bool unknown = false;
+  // True for pure views (Reshape, Squeeze, ...): no work, no traffic.
+  bool view = false;
+
+  double Flops(double flops_per_mac) const {
+    return macs * flops_per_mac + other_flops;
+  }
+  double Bytes() const { return bytes_read + bytes_written; }
+
+  Cost& operator+=(const Cost& other) {
+    macs += other.macs;
+    other_flops += other.other_flops;
+    bytes_read += other.bytes_read;
+    bytes_written += other.bytes_written;
+    weight_bytes += other.weight_bytes;
+    return *this;
+  }
+};
+
+}  // namespace ridgeline::engine
+
+#endif  // RIDGELINE_ENGINE_COST_H_

@@ -1,0 +1,230 @@
+#include "graph/graph.h"
+
+#include <functional>
+#include <queue>
+#include <utility>
+
+#include "absl/strings/str_join.h"
+#include "fmt/format.h"
+
+namespace ridgeline::graph {
+
+absl::StatusOr<int64_t> CheckedNumElements(const Dims& dims,
+                                           std::string_view what) {
+  int64_t product = 1;
+  for (int64_t d : dims) {
+    if (d < 0) {
+      return absl::InvalidArgumentError(
+          fmt::format("tensor '{}' has a negative dim ({})", what, d));
+    }
+    if (d > kMaxDim) {
+      return absl::InvalidArgumentError(fmt::format(
+          "tensor '{}' has a dim of {}, above the limit 2^40", what, d));
+    }
+    if (d != 0 && product > INT64_MAX / d) {
+      return absl::InvalidArgumentError(fmt::format(
+          "tensor '{}' has more elements than int64 can count (dims [{}])",
+          what, absl::StrJoin(dims, ",")));
+    }
+    product *= d;
+  }
+  return product;
+}
+
+int64_t Tensor::NumElements() const {
+  int64_t product = 1;
+  for (int64_t d : dims) product *= d;
+  return product;
+}
+
+double Tensor::Bytes() const {
+  return static_cast<double>(NumElements()) * ElementBytes(dtype);
+}
+
+std::string ShapeString(const Tensor& tensor) {
+  if (!tensor.shape_known) return "?";
+  return fmt::format("[{}]", absl::StrJoin(tensor.dims, ","));
+}
+
+bool Node::HasAttribute(std::string_view key) const {
+  return attributes.contains(std::string(key));
+}
+
+int64_t Node::GetInt(std::string_view key, int64_t default_value) const {
+  auto it = attributes.find(std::string(key));
+  if (it == attributes.end()) return default_value;
+  if (const auto* v = std::get_if<int64_t>(&it->second)) return *v;
+  if (const auto* v = std::get_if<double>(&it->second)) {
+    return static_cast<int64_t>(*v);
+  }
+  return default_value;
+}
+
+double Node::GetFloat(std::string_view key, double default_value) const {
+  auto it = attributes.find(std::string(key));
+  if (it == attributes.end()) return default_value;
+  if (const auto* v = std::get_if<double>(&it->second)) return *v;
+  if (const auto* v = std::get_if<int64_t>(&it->second)) {
+    return static_cast<double>(*v);
+  }
+  return default_value;
+}
+
+std::string Node::GetString(std::string_view key,
+                            std::string_view default_value) const {
+  auto it = attributes.find(std::string(key));
+  if (it == attributes.end()) return std::string(default_value);
+  if (const auto* v = std::get_if<std::string>(&it->second)) return *v;
+  return std::string(default_value);
+}
+
+std::vector<int64_t> Node::GetInts(std::string_view key) const {
+  auto it = attributes.find(std::string(key));
+  if (it == attributes.end()) return {};
+  if (const auto* v = std::get_if<std::vector<int64_t>>(&it->second)) {
+    return *v;
+  }
+  if (const auto* v = std::get_if<int64_t>(&it->second)) return {*v};
+  return {};
+}
+
+std::vector<double> Node::GetFloats(std::string_view key) const {
+  auto it = attributes.find(std::string(key));
+  if (it == attributes.end()) return {};
+  if (const auto* v = std::get_if<std::vector<double>>(&it->second)) {
+    return *v;
+  }
+  if (const auto* v = std::get_if<double>(&it->second)) return {*v};
+  return {};
+}
+
+int Node::NumPresentInputs() const {
+  int n = 0;
+  for (int t : inputs) n += (t >= 0);
+  return n;
+}
+
+absl::StatusOr<int> Graph::AddTensor(Tensor tensor) {
+  auto [it, inserted] =
+      tensor_index_.try_emplace(tensor.name, static_cast<int>(tensors_.size()));
+  if (!inserted) {
+    return absl::InvalidArgumentError(
+        fmt::format("duplicate tensor name '{}'", tensor.name));
+  }
+  tensors_.push_back(std::move(tensor));
+  return it->second;
+}
+
+absl::StatusOr<int> Graph::AddNode(Node node) {
+  const int index = static_cast<int>(nodes_.size());
+  for (int out : node.outputs) {
+    if (out < 0) continue;
+    Tensor& t = tensors_[out];
+    if (t.producer >= 0 || t.kind != TensorKind::kActivation) {
+      return absl::InvalidArgumentError(fmt::format(
+          "output '{}' of node '{}' is already produced by {}", t.name,
+          node.name,
+          t.producer >= 0 ? fmt::format("node '{}'", nodes_[t.producer].name)
+                          : std::string("a graph input or initializer")));
+    }
+    t.producer = index;
+  }
+  if (!node.name.empty()) node_index_.try_emplace(node.name, index);
+  nodes_.push_back(std::move(node));
+  return index;
+}
+
+std::optional<int> Graph::FindTensor(std::string_view name) const {
+  auto it = tensor_index_.find(std::string(name));
+  if (it == tensor_index_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<int> Graph::FindNode(std::string_view name) const {
+  auto it = node_index_.find(std::string(name));
+  if (it == node_index_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<int> Graph::Inputs() const {
+  std::vector<int> inputs;
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    if (tensors_[i].kind == TensorKind::kGraphInput) {
+      inputs.push_back(static_cast<int>(i));
+    }
+  }
+  return inputs;
+}
+
+int64_t Graph::ParameterCount() const {
+  int64_t total = 0;
+  for (const Tensor& t : tensors_) {
+    if (t.is_weight() && t.shape_known) total += t.NumElements();
+  }
+  return total;
+}
+
+absl::Status Graph::Finalize() {
+  for (Tensor& t : tensors_) {
+    t.consumers.clear();
+    if (t.shape_known) {
+      absl::StatusOr<int64_t> n = CheckedNumElements(t.dims, t.name);
+      if (!n.ok()) return n.status();
+    }
+  }
+  boost_graph_ = BoostGraph(nodes_.size());
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    boost_graph_[n].node = static_cast<int>(n);
+    for (int in : nodes_[n].inputs) {
+      if (in < 0) continue;
+      Tensor& t = tensors_[in];
+      if (t.kind == TensorKind::kActivation && t.producer < 0) {
+        return absl::InvalidArgumentError(fmt::format(
+            "input '{}' of node '{}' is produced by no node, graph input or "
+            "initializer",
+            t.name, nodes_[n].name));
+      }
+      if (t.consumers.empty() || t.consumers.back() != static_cast<int>(n)) {
+        t.consumers.push_back(static_cast<int>(n));
+      }
+      if (t.producer >= 0) {
+        auto [edge, added] = boost::add_edge(t.producer, n, boost_graph_);
+        boost_graph_[edge].tensor = in;
+      }
+    }
+  }
+  // Kahn's algorithm; among ready nodes the one earliest in the file goes
+  // first, so the order is stable and matches the file where the file is
+  // already sorted. Iterative, so deep chains cannot overflow the stack.
+  std::vector<int> in_degree(nodes_.size(), 0);
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    in_degree[n] = static_cast<int>(boost::in_degree(n, boost_graph_));
+  }
+  std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    if (in_degree[n] == 0) ready.push(static_cast<int>(n));
+  }
+  topo_order_.clear();
+  topo_order_.reserve(nodes_.size());
+  while (!ready.empty()) {
+    int n = ready.top();
+    ready.pop();
+    topo_order_.push_back(n);
+    for (auto [it, end] = boost::out_edges(n, boost_graph_); it != end; ++it) {
+      int m = static_cast<int>(boost::target(*it, boost_graph_));
+      if (--in_degree[m] == 0) ready.push(m);
+    }
+  }
+  if (topo_order_.size() != nodes_.size()) {
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      if (in_degree[n] > 0) {
+        return absl::InvalidArgumentError(
+            fmt::format("the graph has a cycle through node '{}' ({})",
+                        nodes_[n].name, nodes_[n].op_type));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ridgeline::graph

@@ -1,0 +1,170 @@
+// The operator graph: operators are vertices, tensors are edges from their
+// producer to each consumer. Graph inputs and initializers (weights) are
+// tensors with no producer.
+//
+//   graph::Graph g;
+//   int x = g.AddTensor({.name = "x", .dtype = DType::kFloat32, ...});
+//   ...
+//   absl::Status s = g.Finalize();   // links edges, checks, sorts
+//   for (int n : g.topological_order()) { const graph::Node& node = g.node(n); }
+#ifndef RIDGELINE_GRAPH_GRAPH_H_
+#define RIDGELINE_GRAPH_GRAPH_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "boost/graph/adjacency_list.hpp"
+#include "graph/dtype.h"
+
+namespace ridgeline::graph {
+
+using Dims = std::vector<int64_t>;
+
+// Largest dim accepted anywhere (2^40); larger ones are treated as corrupt.
+inline constexpr int64_t kMaxDim = int64_t{1} << 40;
+
+enum class TensorKind {
+  kActivation,   // produced by a node
+  kGraphInput,   // fed by the caller
+  kInitializer,  // a weight or constant stored in the model
+};
+
+struct Tensor {
+  std::string name;
+  DType dtype = DType::kUndefined;
+  Dims dims;                // meaningful only when shape_known
+  bool shape_known = false;
+  TensorKind kind = TensorKind::kActivation;
+  // Initializer whose bytes live in an external file (never opened).
+  bool external_data = false;
+  // Index of the producing node; -1 for graph inputs and initializers.
+  int producer = -1;
+  // Indices of the consuming nodes (filled by Graph::Finalize), one entry per
+  // consuming node even if it reads the tensor twice.
+  std::vector<int> consumers;
+  // Folded value for small integer tensors (shape computations, axes, ...).
+  std::optional<std::vector<int64_t>> int_values;
+
+  bool is_weight() const { return kind == TensorKind::kInitializer; }
+  // Product of dims (1 for a scalar). Requires shape_known; dims are validated
+  // by Graph::Finalize so the product cannot overflow after that.
+  int64_t NumElements() const;
+  // NumElements() * ElementBytes(dtype).
+  double Bytes() const;
+};
+
+using AttributeValue =
+    std::variant<int64_t, double, std::string, std::vector<int64_t>,
+                 std::vector<double>, std::vector<std::string>>;
+
+struct Node {
+  std::string name;
+  std::string op_type;
+  std::string domain;  // "" for the default ONNX domain
+  int64_t opset = 0;   // opset version of the node's domain
+  std::vector<int> inputs;   // tensor indices; -1 for an omitted optional input
+  std::vector<int> outputs;  // tensor indices; -1 for an omitted output
+  absl::flat_hash_map<std::string, AttributeValue> attributes;
+  // For nodes inside an If/Loop/Scan body: the index of that control-flow node
+  // and the attribute holding the body ("then_branch", "body", ...).
+  int parent = -1;
+  std::string parent_attribute;
+
+  bool HasAttribute(std::string_view key) const;
+  int64_t GetInt(std::string_view key, int64_t default_value) const;
+  double GetFloat(std::string_view key, double default_value) const;
+  std::string GetString(std::string_view key,
+                        std::string_view default_value) const;
+  std::vector<int64_t> GetInts(std::string_view key) const;  // empty if absent
+  std::vector<double> GetFloats(std::string_view key) const;
+  // Number of present (non -1) inputs.
+  int NumPresentInputs() const;
+  // Input tensor index at position i, or -1 if i is out of range or omitted.
+  int Input(size_t i) const { return i < inputs.size() ? inputs[i] : -1; }
+  int Output(size_t i) const { return i < outputs.size() ? outputs[i] : -1; }
+};
+
+// A tensor whose shape could not be determined, with the node that produces it
+// and why.
+struct Unresolved {
+  std::string tensor;
+  std::string node;
+  std::string reason;
+};
+
+struct VertexProperties {
+  int node = -1;
+};
+struct EdgeProperties {
+  int tensor = -1;
+};
+using BoostGraph =
+    boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
+                          VertexProperties, EdgeProperties>;
+
+class Graph {
+ public:
+  std::string name;
+  std::vector<Unresolved> unresolved;
+  // Non-fatal problems found while importing (missing external data, ...).
+  std::vector<std::string> warnings;
+
+  // Adds a tensor; fails if a tensor of that name exists.
+  absl::StatusOr<int> AddTensor(Tensor tensor);
+  // Adds a node whose input/output tensor indices are already added.
+  // Fails if an output is already produced by another node.
+  absl::StatusOr<int> AddNode(Node node);
+  void MarkOutput(int tensor) { outputs_.push_back(tensor); }
+
+  // Links producers and consumers, builds the Boost graph, checks for cycles,
+  // inputs nobody produces, and invalid dims, and computes the topological
+  // order. Must be called once after all Add* calls.
+  absl::Status Finalize();
+
+  std::optional<int> FindTensor(std::string_view name) const;
+  std::optional<int> FindNode(std::string_view name) const;
+
+  const std::vector<Tensor>& tensors() const { return tensors_; }
+  std::vector<Tensor>& mutable_tensors() { return tensors_; }
+  const Tensor& tensor(int i) const { return tensors_[i]; }
+  Tensor& mutable_tensor(int i) { return tensors_[i]; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const Node& node(int i) const { return nodes_[i]; }
+  Node& mutable_node(int i) { return nodes_[i]; }
+  const std::vector<int>& outputs() const { return outputs_; }
+  // Graph input tensors (kind kGraphInput), in the order they were added.
+  std::vector<int> Inputs() const;
+  const std::vector<int>& topological_order() const { return topo_order_; }
+  const BoostGraph& boost_graph() const { return boost_graph_; }
+
+  // Number of elements summed over all initializers.
+  int64_t ParameterCount() const;
+
+ private:
+  std::vector<Tensor> tensors_;
+  std::vector<Node> nodes_;
+  std::vector<int> outputs_;
+  std::vector<int> topo_order_;
+  absl::flat_hash_map<std::string, int> tensor_index_;
+  absl::flat_hash_map<std::string, int> node_index_;
+  BoostGraph boost_graph_;
+};
+
+// Validates dims: each in [0, kMaxDim] and the product fits in int64. Returns
+// the product. `what` names the tensor in the error message.
+absl::StatusOr<int64_t> CheckedNumElements(const Dims& dims,
+                                           std::string_view what);
+
+// "[1,3,224,224]" or "?" when the shape is unknown.
+std::string ShapeString(const Tensor& tensor);
+
+}  // namespace ridgeline::graph
+
+#endif  // RIDGELINE_GRAPH_GRAPH_H_

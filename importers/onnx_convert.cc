@@ -1,0 +1,441 @@
+#include "importers/onnx_convert.h"
+
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "fmt/format.h"
+#include "absl/strings/str_join.h"
+
+namespace ridgeline::importers {
+namespace {
+
+using graph::DType;
+using graph::Tensor;
+using graph::TensorKind;
+
+// Name -> tensor index for one graph scope, chained to the enclosing scope.
+struct Scope {
+  const Scope* parent = nullptr;
+  absl::flat_hash_map<std::string, int> names;
+
+  std::optional<int> Lookup(const std::string& name) const {
+    for (const Scope* s = this; s != nullptr; s = s->parent) {
+      auto it = s->names.find(name);
+      if (it != s->names.end()) return it->second;
+    }
+    return std::nullopt;
+  }
+};
+
+class Converter {
+ public:
+  Converter(const onnx::ModelProto& model, const std::string& base_dir,
+            const ImportOptions& options)
+      : model_(model), base_dir_(base_dir), options_(options) {}
+
+  absl::StatusOr<graph::Graph> Run() {
+    for (const auto& opset : model_.opset_import()) {
+      std::string domain = opset.domain() == "ai.onnx" ? "" : opset.domain();
+      opsets_[domain] = opset.version();
+    }
+    graph_.name = model_.graph().name();
+    Scope root;
+    if (absl::Status s = AddGraphInputs(model_.graph(), &root); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = ConvertGraph(model_.graph(), -1, "", &root);
+        !s.ok()) {
+      return s;
+    }
+    for (const auto& out : model_.graph().output()) {
+      std::optional<int> t = root.Lookup(out.name());
+      if (!t.has_value()) {
+        return absl::InvalidArgumentError(fmt::format("graph output '{}' is produced by no node", out.name()));
+      }
+      graph_.MarkOutput(*t);
+    }
+    if (absl::Status s = graph_.Finalize(); !s.ok()) return s;
+    if (absl::Status s = ResolveShapes(protos_, model_, &graph_); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = graph_.Finalize(); !s.ok()) return s;
+    return std::move(graph_);
+  }
+
+ private:
+  // Graph inputs of the main graph that are not initializers, with their
+  // symbolic dims bound. Unbound dims are collected into one error.
+  absl::Status AddGraphInputs(const onnx::GraphProto& g, Scope* scope) {
+    std::set<std::string> initializer_names;
+    for (const auto& init : g.initializer()) {
+      initializer_names.insert(init.name());
+    }
+    // dim name -> inputs that carry it, for the error message.
+    std::map<std::string, std::vector<std::string>> unbound;
+    for (const auto& input : g.input()) {
+      if (initializer_names.contains(input.name())) continue;
+      Tensor t;
+      t.name = input.name();
+      t.kind = TensorKind::kGraphInput;
+      if (input.type().has_tensor_type()) {
+        const auto& tt = input.type().tensor_type();
+        std::optional<DType> dtype = graph::DTypeFromOnnx(tt.elem_type());
+        if (!dtype.has_value()) {
+          return absl::InvalidArgumentError(
+              fmt::format("input '{}' has unknown data type {}", input.name(), tt.elem_type()));
+        }
+        t.dtype = *dtype;
+        if (tt.has_shape()) {
+          t.shape_known = true;
+          for (int i = 0; i < tt.shape().dim_size(); ++i) {
+            const auto& dim = tt.shape().dim(i);
+            if (dim.has_dim_value()) {
+              if (dim.dim_value() < 0) {
+                return absl::InvalidArgumentError(
+                    fmt::format("input '{}' has a negative dim ({})", input.name(), dim.dim_value()));
+              }
+              t.dims.push_back(dim.dim_value());
+              continue;
+            }
+            std::string dim_name =
+                dim.has_dim_param() && !dim.dim_param().empty()
+                    ? dim.dim_param()
+                    : fmt::format("<unnamed dim {}>", i);
+            auto bound = options_.dims.find(dim_name);
+            if (bound != options_.dims.end()) {
+              t.dims.push_back(bound->second);
+            } else if (i == 0 && options_.batch.has_value()) {
+              t.dims.push_back(*options_.batch);
+            } else {
+              unbound[dim_name].push_back(input.name());
+              t.dims.push_back(0);
+            }
+          }
+        }
+      }
+      absl::StatusOr<int> id = graph_.AddTensor(std::move(t));
+      if (!id.ok()) return id.status();
+      scope->names[input.name()] = *id;
+    }
+    if (!unbound.empty()) {
+      std::vector<std::string> parts;
+      for (const auto& [dim, inputs] : unbound) {
+        parts.push_back(fmt::format("'{}' (input{}{})", dim, inputs.size() > 1 ? "s " : " ", absl::StrJoin(inputs, ", ")));
+      }
+      return absl::InvalidArgumentError(fmt::format("unbound symbolic dim{}{}; bind with --dim NAME=VALUE (or --batch N for a leading dim)", parts.size() > 1 ? "s " : " ", absl::StrJoin(parts, ", ")));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status AddInitializer(const onnx::TensorProto& init, Scope* scope) {
+    Tensor t;
+    t.name = UniqueName(init.name(), scope);
+    t.kind = TensorKind::kInitializer;
+    if (absl::Status s = TensorProtoInfo(init, &t.dtype, &t.dims); !s.ok()) {
+      return s;
+    }
+    t.shape_known = true;
+    if (init.data_location() == onnx::TensorProto::EXTERNAL) {
+      t.external_data = true;
+      for (const auto& entry : init.external_data()) {
+        if (entry.key() != "location") continue;
+        std::filesystem::path p =
+            std::filesystem::path(base_dir_) / entry.value();
+        std::error_code ec;
+        if (!std::filesystem::exists(p, ec) &&
+            missing_external_.insert(entry.value()).second) {
+          graph_.warnings.push_back(fmt::format("external data file '{}' is missing; weights are analyzed from their shapes only", entry.value()));
+        }
+      }
+    } else {
+      t.int_values = TensorProtoInts(init, 4096);
+    }
+    absl::StatusOr<int> id = graph_.AddTensor(std::move(t));
+    if (!id.ok()) return id.status();
+    scope->names[init.name()] = *id;
+    return absl::OkStatus();
+  }
+
+  // Names in subgraphs may shadow outer names; the graph needs unique names,
+  // so a shadowing name gets its scope's prefix.
+  std::string UniqueName(const std::string& name, const Scope* scope) {
+    if (!graph_.FindTensor(name).has_value()) return name;
+    std::string base = scope_prefix_.empty() ? name : scope_prefix_ + name;
+    std::string candidate = base;
+    for (int i = 2; graph_.FindTensor(candidate).has_value(); ++i) {
+      candidate = fmt::format("{}#{}", base, i);
+    }
+    (void)scope;
+    return candidate;
+  }
+
+  std::string UniqueNodeName(const onnx::NodeProto& node) {
+    std::string base = node.name().empty()
+                           ? fmt::format("{}_{}", node.op_type(), node_counter_)
+                           : node.name();
+    ++node_counter_;
+    std::string candidate = base;
+    for (int i = 2; used_node_names_.contains(candidate); ++i) {
+      candidate = fmt::format("{}#{}", base, i);
+    }
+    used_node_names_.insert(candidate);
+    return candidate;
+  }
+
+  absl::Status ConvertGraph(const onnx::GraphProto& g, int parent,
+                            const std::string& parent_attribute,
+                            Scope* scope) {
+    for (const auto& init : g.initializer()) {
+      if (absl::Status s = AddInitializer(init, scope); !s.ok()) return s;
+    }
+    // Output tensors first, so nodes listed out of order still link.
+    std::vector<std::vector<int>> outputs(g.node_size());
+    for (int n = 0; n < g.node_size(); ++n) {
+      for (const std::string& out : g.node(n).output()) {
+        if (out.empty()) {
+          outputs[n].push_back(-1);
+          continue;
+        }
+        if (scope->names.contains(out)) {
+          return absl::InvalidArgumentError(fmt::format("tensor '{}{}{}' writes it again", out, "' is the output of more than one node (or "
+              "also a graph input or initializer); node '", g.node(n).name()));
+        }
+        Tensor t;
+        t.name = UniqueName(out, scope);
+        absl::StatusOr<int> id = graph_.AddTensor(std::move(t));
+        if (!id.ok()) return id.status();
+        scope->names[out] = *id;
+        outputs[n].push_back(*id);
+      }
+    }
+    for (int n = 0; n < g.node_size(); ++n) {
+      const onnx::NodeProto& proto = g.node(n);
+      graph::Node node;
+      node.name = UniqueNodeName(proto);
+      node.op_type = proto.op_type();
+      node.domain = proto.domain() == "ai.onnx" ? "" : proto.domain();
+      auto opset = opsets_.find(node.domain);
+      node.opset = opset == opsets_.end() ? 0 : opset->second;
+      node.parent = parent;
+      node.parent_attribute = parent_attribute;
+      for (const std::string& in : proto.input()) {
+        if (in.empty()) {
+          node.inputs.push_back(-1);
+          continue;
+        }
+        std::optional<int> t = scope->Lookup(in);
+        if (!t.has_value()) {
+          return absl::InvalidArgumentError(fmt::format("input '{}' of node '{}' ({}) is produced by no node, graph input or initializer", in, node.name, node.op_type));
+        }
+        node.inputs.push_back(*t);
+      }
+      node.outputs = outputs[n];
+      ConvertAttributes(proto, &node);
+      absl::StatusOr<int> index = graph_.AddNode(std::move(node));
+      if (!index.ok()) return index.status();
+      protos_.push_back(&proto);
+      for (const auto& attr : proto.attribute()) {
+        if (attr.type() == onnx::AttributeProto::GRAPH) {
+          if (absl::Status s = ConvertSubgraph(attr.g(), *index, attr.name(),
+                                               scope);
+              !s.ok()) {
+            return s;
+          }
+        } else if (attr.type() == onnx::AttributeProto::GRAPHS) {
+          for (const auto& sub : attr.graphs()) {
+            if (absl::Status s =
+                    ConvertSubgraph(sub, *index, attr.name(), scope);
+                !s.ok()) {
+              return s;
+            }
+          }
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // A body's inputs are fed by its parent node, so they are activations whose
+  // producer is the parent.
+  absl::Status ConvertSubgraph(const onnx::GraphProto& g, int parent,
+                               const std::string& attribute, Scope* outer) {
+    Scope scope;
+    scope.parent = outer;
+    std::string saved_prefix = scope_prefix_;
+    scope_prefix_ = fmt::format("{}/{}/", graph_.node(parent).name, attribute);
+    for (const auto& input : g.input()) {
+      Tensor t;
+      t.name = UniqueName(input.name(), &scope);
+      t.producer = parent;
+      if (input.type().has_tensor_type()) {
+        std::optional<DType> dtype =
+            graph::DTypeFromOnnx(input.type().tensor_type().elem_type());
+        if (dtype.has_value()) t.dtype = *dtype;
+      }
+      absl::StatusOr<int> id = graph_.AddTensor(std::move(t));
+      if (!id.ok()) return id.status();
+      scope.names[input.name()] = *id;
+      subgraph_inputs_.push_back({*id, &input});
+    }
+    absl::Status s = ConvertGraph(g, parent, attribute, &scope);
+    scope_prefix_ = saved_prefix;
+    return s;
+  }
+
+  static void ConvertAttributes(const onnx::NodeProto& proto,
+                                graph::Node* node) {
+    for (const auto& attr : proto.attribute()) {
+      switch (attr.type()) {
+        case onnx::AttributeProto::INT:
+          node->attributes[attr.name()] = static_cast<int64_t>(attr.i());
+          break;
+        case onnx::AttributeProto::FLOAT:
+          node->attributes[attr.name()] = static_cast<double>(attr.f());
+          break;
+        case onnx::AttributeProto::STRING:
+          node->attributes[attr.name()] = attr.s();
+          break;
+        case onnx::AttributeProto::INTS:
+          node->attributes[attr.name()] =
+              std::vector<int64_t>(attr.ints().begin(), attr.ints().end());
+          break;
+        case onnx::AttributeProto::FLOATS:
+          node->attributes[attr.name()] =
+              std::vector<double>(attr.floats().begin(), attr.floats().end());
+          break;
+        case onnx::AttributeProto::STRINGS:
+          node->attributes[attr.name()] =
+              std::vector<std::string>(attr.strings().begin(),
+                                       attr.strings().end());
+          break;
+        default:
+          break;  // tensors and graphs are read from the proto when needed
+      }
+    }
+  }
+
+  const onnx::ModelProto& model_;
+  const std::string& base_dir_;
+  const ImportOptions& options_;
+  graph::Graph graph_;
+  std::vector<const onnx::NodeProto*> protos_;
+  std::vector<std::pair<int, const onnx::ValueInfoProto*>> subgraph_inputs_;
+  absl::flat_hash_map<std::string, int64_t> opsets_;
+  std::set<std::string> missing_external_;
+  std::set<std::string> used_node_names_;
+  std::string scope_prefix_;
+  int node_counter_ = 0;
+};
+
+}  // namespace
+
+absl::Status TensorProtoInfo(const onnx::TensorProto& proto, DType* dtype,
+                             graph::Dims* dims) {
+  std::optional<DType> d = graph::DTypeFromOnnx(proto.data_type());
+  if (!d.has_value() || *d == DType::kUndefined) {
+    return absl::InvalidArgumentError(
+        fmt::format("tensor '{}' has unknown data type {}", proto.name(), proto.data_type()));
+  }
+  *dtype = *d;
+  dims->assign(proto.dims().begin(), proto.dims().end());
+  absl::StatusOr<int64_t> n = graph::CheckedNumElements(*dims, proto.name());
+  return n.status();
+}
+
+std::optional<std::vector<int64_t>> TensorProtoInts(
+    const onnx::TensorProto& proto, int64_t max_elements) {
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    return std::nullopt;
+  }
+  int64_t count = 1;
+  for (int64_t d : proto.dims()) {
+    if (d < 0 || d > max_elements) return std::nullopt;
+    count *= d;
+    if (count > max_elements) return std::nullopt;
+  }
+  std::vector<int64_t> values;
+  values.reserve(count);
+  const std::string& raw = proto.raw_data();
+  auto from_raw = [&](size_t width, bool is_signed) -> bool {
+    if (raw.size() != static_cast<size_t>(count) * width) return false;
+    for (int64_t i = 0; i < count; ++i) {
+      const char* p = raw.data() + i * width;
+      int64_t v = 0;
+      switch (width) {
+        case 1: v = is_signed ? static_cast<int8_t>(*p)
+                              : static_cast<uint8_t>(*p); break;
+        case 2: {
+          uint16_t u;
+          std::memcpy(&u, p, 2);
+          v = is_signed ? static_cast<int16_t>(u) : u;
+          break;
+        }
+        case 4: {
+          uint32_t u;
+          std::memcpy(&u, p, 4);
+          v = is_signed ? static_cast<int32_t>(u) : u;
+          break;
+        }
+        case 8: {
+          std::memcpy(&v, p, 8);
+          break;
+        }
+      }
+      values.push_back(v);
+    }
+    return true;
+  };
+  const bool has_raw = proto.has_raw_data();
+  switch (proto.data_type()) {
+    case onnx::TensorProto::INT64:
+      if (has_raw) return from_raw(8, true) ? std::optional(values) : std::nullopt;
+      values.assign(proto.int64_data().begin(), proto.int64_data().end());
+      break;
+    case onnx::TensorProto::UINT64:
+      if (has_raw) return from_raw(8, false) ? std::optional(values) : std::nullopt;
+      values.assign(proto.uint64_data().begin(), proto.uint64_data().end());
+      break;
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::INT16:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT16:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::BOOL: {
+      if (has_raw) {
+        const int t = proto.data_type();
+        size_t width = t == onnx::TensorProto::INT32 ? 4
+                       : (t == onnx::TensorProto::INT16 ||
+                          t == onnx::TensorProto::UINT16)
+                           ? 2
+                           : 1;
+        bool is_signed = t == onnx::TensorProto::INT32 ||
+                         t == onnx::TensorProto::INT16 ||
+                         t == onnx::TensorProto::INT8;
+        return from_raw(width, is_signed) ? std::optional(values)
+                                          : std::nullopt;
+      }
+      values.assign(proto.int32_data().begin(), proto.int32_data().end());
+      break;
+    }
+    case onnx::TensorProto::UINT32:
+      if (has_raw) return from_raw(4, false) ? std::optional(values) : std::nullopt;
+      values.assign(proto.uint64_data().begin(), proto.uint64_data().end());
+      break;
+    default:
+      return std::nullopt;
+  }
+  if (static_cast<int64_t>(values.size()) != count) return std::nullopt;
+  return values;
+}
+
+absl::StatusOr<graph::Graph> ConvertModel(const onnx::ModelProto& model,
+                                          const std::string& base_dir,
+                                          const ImportOptions& options) {
+  return Converter(model, base_dir, options).Run();
+}
+
+}  // namespace ridgeline::importers
