@@ -36,6 +36,8 @@ struct AnalyzeOptions {
   // Optional custom pricer (quantization what-ifs); overrides `precision`'s
   // re-pricing of tensor bytes when set.
   const TensorPricer* pricer = nullptr;
+  // Optional counter registry (tests); CounterRegistry::Default() when null.
+  const CounterRegistry* registry = nullptr;
 };
 
 // Everything assumed, printed in every output.
@@ -47,8 +49,19 @@ struct Assumptions {
   double dispatch_tax_s = 0;
   std::string precision;        // "model dtypes" or the --precision value
   std::string peak_precision;   // which peak was used
+  // Why that peak: "--precision bf16", "model dtype float32 (92% of MACs)",
+  // or the fallback taken when the device lacks the model dtype's peak.
+  std::string peak_reason;
   double peak_flops_per_s = 0;  // un-derated peak at that precision
   double memory_bandwidth_bytes_per_s = 0;
+};
+
+// A node's input or output tensor as the reports show it.
+struct TensorInfo {
+  std::string name;
+  graph::Dims dims;  // meaningful only when shape_known
+  bool shape_known = false;
+  graph::DType dtype = graph::DType::kUndefined;  // the model's dtype
 };
 
 struct LayerResult {
@@ -56,6 +69,9 @@ struct LayerResult {
   std::string name;
   std::string op_type;
   std::string domain;
+  // Present inputs and outputs (omitted optional ones are left out).
+  std::vector<TensorInfo> inputs;
+  std::vector<TensorInfo> outputs;
   Cost cost;
   double flops = 0;      // cost.Flops(flops_per_mac)
   double bytes = 0;      // read + written
@@ -65,6 +81,9 @@ struct LayerResult {
   double t_overhead_s = 0;  // the per-layer tax (0 for views)
   double latency_s = 0;     // max(t_compute, t_memory) + t_overhead
   Bound bound = Bound::kNone;
+  // Not costed (unresolved shapes or a counter error); listed in
+  // Summary::skipped_layers with the reason. All numbers are 0.
+  bool skipped = false;
 };
 
 struct Summary {
@@ -88,6 +107,10 @@ struct Summary {
   double overhead_bound_time_s = 0;
   std::vector<std::string> unknown_ops;  // distinct "domain:op" names
   std::vector<graph::Unresolved> unresolved;
+  int64_t view_layers = 0;  // zero-cost views (Reshape, Squeeze, ...)
+  // Layers whose cost could not be counted: {first unresolved tensor or "",
+  // node name, reason}. Their time is missing from every total.
+  std::vector<graph::Unresolved> skipped_layers;
 };
 
 struct Analysis {
@@ -99,6 +122,9 @@ struct Analysis {
   int64_t batch = 1;
 };
 
+// Errors: invalid options, an unknown --precision, or a device that lists no
+// peak for it. Unresolved shapes and unknown ops are reported in the summary,
+// never errors.
 absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
                                  const Hardware& hardware,
                                  const AnalyzeOptions& options);

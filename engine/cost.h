@@ -22,6 +22,9 @@ struct Cost {
   bool unknown = false;
   // True for pure views (Reshape, Squeeze, ...): no work, no traffic.
   bool view = false;
+  // Why the count is approximate, for the report ("Loop trip count unknown:
+  // body counted once"); empty when the count follows the documented rules.
+  std::string note;
 
   double Flops(double flops_per_mac) const {
     return macs * flops_per_mac + other_flops;

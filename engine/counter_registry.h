@@ -45,7 +45,8 @@ struct CountContext {
   // Sum over all present inputs / outputs.
   double AllInputBytes() const;
   double AllOutputBytes() const;
-  // Bytes of the present inputs that are initializers.
+  // Bytes of the present inputs that are weights (initializers and outputs
+  // of Constant nodes).
   double WeightInputBytes() const;
 };
 

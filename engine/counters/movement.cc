@@ -1,0 +1,116 @@
+// Views, metadata and data movement.
+//  - Pure views (Reshape, Squeeze, Unsqueeze, Flatten, Identity, inference
+//    Dropout) and metadata ops (Shape, Size, Constant, Optional*) move no
+//    bytes: view = true.
+//  - Data movement reads and writes what it touches: Transpose, Concat, Split,
+//    DepthToSpace, SpaceToDepth, Scatter* read their inputs and write their
+//    outputs in full; Slice reads only the sliced region; Gather,
+//    GatherElements and GatherND read only the gathered elements of `data`
+//    (for an embedding table: the looked-up rows) plus the indices; Expand,
+//    Tile and Pad read their input once and write the output. Small
+//    parameter inputs (starts/ends/axes/steps, shape, repeats, pads) are not
+//    counted.
+#include <algorithm>
+
+#include "engine/counters/common.h"
+#include "engine/counters/cost_table.h"
+#include "engine/counters/families.h"
+
+namespace ridgeline::engine::counters {
+namespace {
+
+absl::StatusOr<Cost> CountView(const CountContext& ctx) {
+  (void)ctx;
+  Cost cost;
+  cost.view = true;
+  return cost;
+}
+
+// Dropout is a view in inference (training_mode absent or a folded false);
+// in training it draws a mask and multiplies (2 per element).
+absl::StatusOr<Cost> CountDropout(const CountContext& ctx) {
+  const graph::Tensor* training = ctx.input(2);
+  const std::optional<int64_t> mode = FoldedScalar(training);
+  if (training == nullptr || (mode.has_value() && *mode == 0)) {
+    return CountView(ctx);
+  }
+  absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
+  if (!y.ok()) return y.status();
+  Cost cost = DefaultTraffic(ctx);
+  cost.other_flops = Elements(**y) * (cost::kCmp + cost::kMul);
+  return cost;
+}
+
+absl::StatusOr<Cost> CountCopy(const CountContext& ctx) {
+  return DefaultTraffic(ctx);
+}
+
+// Reads input 0 once and writes the outputs (Expand, Tile, Pad, OneHot).
+absl::StatusOr<Cost> CountFirstInputOnly(const CountContext& ctx) {
+  return TrafficOf(ctx, {0});
+}
+
+// Slice: only the region it keeps (the output's element count) is read.
+absl::StatusOr<Cost> CountSlice(const CountContext& ctx) {
+  absl::StatusOr<const graph::Tensor*> data = RequireInput(ctx, 0);
+  if (!data.ok()) return data.status();
+  absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
+  if (!y.ok()) return y.status();
+  Cost cost;
+  AddRead(ctx, **data, std::min(Elements(**data), Elements(**y)), &cost);
+  AddWritten(ctx, **y, &cost);
+  return cost;
+}
+
+// Gather family: the gathered elements of data (at most all of it) and all
+// the indices are read, the output written.
+absl::StatusOr<Cost> CountGather(const CountContext& ctx) {
+  absl::StatusOr<const graph::Tensor*> data = RequireInput(ctx, 0);
+  if (!data.ok()) return data.status();
+  absl::StatusOr<const graph::Tensor*> indices = RequireInput(ctx, 1);
+  if (!indices.ok()) return indices.status();
+  absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
+  if (!y.ok()) return y.status();
+  Cost cost;
+  AddRead(ctx, **data, std::min(Elements(**data), Elements(**y)), &cost);
+  if (*indices != *data) AddReadAll(ctx, **indices, &cost);
+  AddWritten(ctx, **y, &cost);
+  return cost;
+}
+
+// com.microsoft QLinearConcat: a copy that requantizes every element.
+absl::StatusOr<Cost> CountQLinearConcat(const CountContext& ctx) {
+  absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
+  if (!y.ok()) return y.status();
+  Cost cost = DefaultTraffic(ctx);
+  cost.other_flops =
+      Elements(**y) * (cost::kDequantize + cost::kRequantize);
+  return cost;
+}
+
+}  // namespace
+
+void RegisterMovementCounters(CounterRegistry& registry) {
+  for (const char* op : {"Reshape", "Squeeze", "Unsqueeze", "Flatten",
+                         "Identity", "Shape", "Size", "Constant", "Optional",
+                         "OptionalGetElement", "OptionalHasElement"}) {
+    registry.Register("", op, CountView);
+  }
+  registry.Register("", "Dropout", CountDropout);
+  for (const char* op :
+       {"Transpose", "Concat", "Split", "DepthToSpace", "SpaceToDepth",
+        "ScatterND", "ScatterElements", "Scatter", "Compress",
+        "ReverseSequence", "MaxUnpool", "CenterCropPad"}) {
+    registry.Register("", op, CountCopy);
+  }
+  for (const char* op : {"Expand", "Tile", "Pad", "OneHot"}) {
+    registry.Register("", op, CountFirstInputOnly);
+  }
+  registry.Register("", "Slice", CountSlice);
+  for (const char* op : {"Gather", "GatherElements", "GatherND"}) {
+    registry.Register("", op, CountGather);
+  }
+  registry.Register("com.microsoft", "QLinearConcat", CountQLinearConcat);
+}
+
+}  // namespace ridgeline::engine::counters

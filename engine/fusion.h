@@ -1,0 +1,189 @@
+// Operator-fusion what-ifs: which nodes a compiler or hand-written kernel
+// would run as one kernel, and what the model would cost if it did.
+//
+//   absl::StatusOr<engine::FusionKinds> kinds =
+//       engine::ParseFusionKinds("epilogue,attention");       // --fuse
+//   absl::StatusOr<engine::FusionPlan> plan = engine::PlanFusion(graph, *kinds);
+//   absl::StatusOr<engine::FusionResult> fused =
+//       engine::ApplyFusion(analysis, *plan, graph, pricer);
+//
+// A group costs the sum of its members' FLOPs, only the bytes of the tensors
+// that enter it (each distinct tensor read once) or leave it (consumed by a
+// node outside the group, or a graph output), and one per-layer tax:
+// intermediates stay on chip. Rules, applied in this order so the larger
+// patterns win:
+//   attention   MatMul(QK^T) -> scale / mask / Where / Cast -> Softmax ->
+//               MatMul(AV), with the layout ops feeding Q, K and V
+//               (Transpose, Expand for GQA, views), and the com.microsoft
+//               attention ops: priced as flash attention, the S x S score
+//               tensor is neither written nor read.
+//   epilogue    Conv / ConvTranspose / Gemm / MatMul (and their quantized and
+//               contrib forms) followed by bias Add, BatchNormalization,
+//               activations (incl. the Erf-GELU and x*Sigmoid(x) patterns),
+//               residual Add, Quantize/DequantizeLinear; DequantizeLinear
+//               nodes that feed only the anchor are taken too.
+//   elementwise maximal connected sets of elementwise / broadcast ops, norms
+//               (incl. RMSNorm / LayerNorm decomposed into Pow, ReduceMean,
+//               Add, Sqrt, Div, Mul, Sub) and Softmax.
+// Pure views (Reshape, Squeeze, Unsqueeze, Flatten, Identity) may be absorbed
+// by any group. No group is formed if it would put the graph of groups on a
+// cycle (a path that leaves the group and re-enters it).
+#ifndef RIDGELINE_ENGINE_FUSION_H_
+#define RIDGELINE_ENGINE_FUSION_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "engine/analysis.h"
+#include "engine/counter_registry.h"
+#include "graph/graph.h"
+
+namespace ridgeline::engine {
+
+// The rules a --fuse value switches on.
+struct FusionKinds {
+  bool epilogue = false;
+  bool elementwise = false;
+  bool attention = false;
+
+  bool any() const { return epilogue || elementwise || attention; }
+  static FusionKinds All() { return {true, true, true}; }
+};
+
+// Parses --fuse: "none", "all", or a comma-separated list of "epilogue",
+// "elementwise", "attention" (case-insensitive, spaces ignored). Unknown
+// words, empty items, and "none" combined with other words are errors.
+absl::StatusOr<FusionKinds> ParseFusionKinds(std::string_view text);
+// "none", "all", or the switched-on kinds joined by commas.
+std::string FusionKindsName(const FusionKinds& kinds);
+
+enum class FusionKind { kEpilogue, kElementwise, kAttention };
+// "epilogue", "elementwise", "attention".
+std::string_view FusionKindName(FusionKind kind);
+
+struct FusionGroup {
+  // "<kind>:<name of the anchor node>" (MatMul / Conv of an epilogue, QK^T
+  // MatMul or contrib op of an attention group, first member otherwise).
+  std::string name;
+  FusionKind kind = FusionKind::kElementwise;
+  int anchor = -1;           // node index
+  std::vector<int> members;  // node indices, in topological order
+};
+
+struct FusionPlan {
+  FusionKinds kinds;
+  // Disjoint groups, in topological order of their first member. Each has at
+  // least two members that are not pure views, except a com.microsoft
+  // attention op, which is a group of its own (it is already one kernel; the
+  // group re-prices it as flash attention).
+  std::vector<FusionGroup> groups;
+  // Per node: index into `groups`, or -1.
+  std::vector<int> group_of;
+};
+
+// Groups the graph's nodes with the rules in `kinds`. Nodes of If/Loop
+// bodies and nodes whose outputs are folded shape computations are never
+// grouped. Fails only if the graph is not finalized.
+absl::StatusOr<FusionPlan> PlanFusion(const graph::Graph& graph,
+                                      FusionKinds kinds);
+
+// Checks a plan's invariants: groups are disjoint, each is connected (through
+// tensors between members, direction ignored), and the graph of groups is
+// acyclic. PlanFusion's plans always pass; exposed for tests and for plans
+// built by hand.
+absl::Status ValidateFusionPlan(const graph::Graph& graph,
+                                const FusionPlan& plan);
+
+// Tensors that enter and leave a group. A pure view inside the group aliases
+// its input, so tensors are named by their alias root: the tensor a chain of
+// member views starts from.
+struct GroupBoundary {
+  std::vector<int> inputs;   // read by a member, produced outside the group
+  std::vector<int> outputs;  // produced by a member, consumed outside the
+                             // group or a graph output
+};
+GroupBoundary ComputeGroupBoundary(const graph::Graph& graph,
+                                   const std::vector<int>& members);
+
+// One group, before (each member its own kernel, as in the unfused
+// analysis) and after fusion. Times in seconds, bytes in bytes, FLOPs in the
+// analysis' FLOP convention (assumptions.flops_per_mac).
+struct GroupResult {
+  std::string name;
+  FusionKind kind = FusionKind::kElementwise;
+  std::vector<int> member_nodes;
+  std::vector<std::string> members;  // node names (op type if unnamed)
+  std::vector<std::string> member_ops;
+  double flops = 0;  // sum of the members' FLOPs (unchanged by fusion)
+  double bytes_unfused = 0;  // sum of the members' bytes
+  double bytes_read = 0;     // fused: tensors entering the group
+  double bytes_written = 0;  // fused: tensors leaving the group
+  double weight_bytes = 0;   // part of bytes_read that is initializers
+  double bytes = 0;          // fused: bytes_read + bytes_written
+  double latency_unfused_s = 0;  // sum of the members' latencies
+  double t_compute_s = 0;
+  double t_memory_s = 0;
+  double t_overhead_s = 0;  // one per-layer tax
+  double latency_s = 0;     // max(t_compute, t_memory) + t_overhead
+  double saved_s = 0;       // latency_unfused_s - latency_s
+  Bound bound_unfused = Bound::kNone;  // of the members' summed times
+  Bound bound = Bound::kNone;
+};
+
+// A layer whose kernel changes bound because of fusion.
+struct BoundFlip {
+  std::string group;
+  std::string layer;  // node name of a member
+  Bound from = Bound::kNone;
+  Bound to = Bound::kNone;
+};
+
+struct FusionResult {
+  FusionKinds kinds;
+  std::vector<GroupResult> groups;  // in plan order
+  // Whole model: sum of layer latencies + dispatch tax, unfused and fused.
+  double latency_unfused_s = 0;
+  double latency_s = 0;
+  double saved_s = 0;
+  double speedup = 1;  // latency_unfused_s / latency_s
+  double bytes_unfused = 0;
+  double bytes = 0;
+  int64_t kernels_unfused = 0;  // non-view layers
+  int64_t kernels = 0;          // after fusion
+  // Groups whose summed member times were memory-bound (or overhead-bound)
+  // and whose fused kernel is compute-bound, and, for each, the member
+  // layers that were memory-bound on their own.
+  std::vector<BoundFlip> group_flips;
+  std::vector<BoundFlip> layer_flips;
+  double flops_per_mac = 2;  // the FLOP convention of `flops`
+};
+
+// Prices `plan` against the unfused analysis of the same graph. `pricer` must
+// be the one the analysis priced tensors with (nullptr: the model's own
+// dtypes); it prices the tensors that enter and leave each group. Latency
+// uses the analysis' own roofline: T_compute = FLOPs / (peak * compute
+// efficiency), T_memory = bytes / (bandwidth * memory efficiency), latency =
+// max + per-layer tax, with the per-op efficiencies of the hardware entry
+// taken from the group's anchor op. Fails if a member has no layer in the
+// analysis.
+absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
+                                         const FusionPlan& plan,
+                                         const graph::Graph& graph,
+                                         const TensorPricer* pricer = nullptr);
+
+// The same, with the pricer the analysis used resolved from the options it
+// was run with: options.pricer, else --precision's re-pricing
+// (FloatRepricer), else the model's dtypes. Pass the AnalyzeOptions given to
+// Analyze() for `unfused`.
+absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
+                                         const FusionPlan& plan,
+                                         const graph::Graph& graph,
+                                         const AnalyzeOptions& options);
+
+}  // namespace ridgeline::engine
+
+#endif  // RIDGELINE_ENGINE_FUSION_H_

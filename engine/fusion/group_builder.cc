@@ -1,0 +1,166 @@
+#include "engine/fusion/group_builder.h"
+
+#include <algorithm>
+
+#include "boost/graph/adjacency_list.hpp"
+
+namespace ridgeline::engine::fusion {
+
+GroupBuilder::GroupBuilder(const graph::Graph& graph)
+    : graph_(graph),
+      group_of_(graph.nodes().size()),
+      members_(graph.nodes().size()),
+      kind_(graph.nodes().size()),
+      in_union_(graph.nodes().size(), 0),
+      visited_(graph.nodes().size(), 0) {
+  for (size_t n = 0; n < graph.nodes().size(); ++n) {
+    group_of_[n] = static_cast<int>(n);
+    members_[n] = {static_cast<int>(n)};
+  }
+}
+
+bool GroupBuilder::Available(int node, FusionKind kind) const {
+  const int g = group_of_[node];
+  if (!kind_[g].has_value()) return members_[g].size() == 1;
+  return *kind_[g] == kind;
+}
+
+int GroupBuilder::Outermost(int node) const {
+  while (graph_.node(node).parent >= 0) node = graph_.node(node).parent;
+  return node;
+}
+
+template <typename Fn>
+void GroupBuilder::ForEachSuccessor(int node, Fn fn) const {
+  const graph::BoostGraph& bg = graph_.boost_graph();
+  for (auto [it, end] = boost::out_edges(node, bg); it != end; ++it) {
+    const int target = Outermost(static_cast<int>(boost::target(*it, bg)));
+    if (target != node) fn(target);
+  }
+}
+
+bool GroupBuilder::CanUnite(const std::vector<int>& nodes) const {
+  ++stamp_;
+  if (stamp_ == 0) {  // wrapped: clear the marks once
+    std::fill(in_union_.begin(), in_union_.end(), 0);
+    std::fill(visited_.begin(), visited_.end(), 0);
+    stamp_ = 1;
+  }
+  std::vector<int> groups;
+  for (int n : nodes) {
+    const int g = group_of_[n];
+    if (in_union_[g] != stamp_) {
+      in_union_[g] = stamp_;
+      groups.push_back(g);
+    }
+  }
+  auto in_union = [&](int node) {
+    return in_union_[group_of_[node]] == stamp_;
+  };
+  // Depth-first walk from every edge that leaves the union; reaching the
+  // union again means the merged group would sit on a cycle.
+  std::vector<int> stack;
+  auto visit = [&](int node) {
+    if (visited_[node] == stamp_) return;
+    visited_[node] = stamp_;
+    stack.push_back(node);
+  };
+  for (int g : groups) {
+    for (int m : members_[g]) {
+      ForEachSuccessor(m, [&](int s) {
+        if (!in_union(s)) visit(s);
+      });
+    }
+  }
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    bool reentered = false;
+    ForEachSuccessor(n, [&](int s) {
+      if (in_union(s)) {
+        reentered = true;
+      } else {
+        visit(s);
+      }
+    });
+    if (reentered) return false;
+    // A group is one vertex of the group graph: reaching one member reaches
+    // the successors of all of them.
+    const std::vector<int>& siblings = members_[group_of_[n]];
+    if (siblings.size() > 1) {
+      for (int m : siblings) visit(m);
+    }
+  }
+  return true;
+}
+
+void GroupBuilder::Unite(const std::vector<int>& nodes, FusionKind kind) {
+  if (nodes.empty()) return;
+  // Merge into the largest group.
+  int target = group_of_[nodes[0]];
+  for (int n : nodes) {
+    if (members_[group_of_[n]].size() > members_[target].size()) {
+      target = group_of_[n];
+    }
+  }
+  for (int n : nodes) {
+    const int g = group_of_[n];
+    if (g == target) continue;
+    for (int m : members_[g]) {
+      group_of_[m] = target;
+      members_[target].push_back(m);
+    }
+    members_[g].clear();
+    kind_[g].reset();
+  }
+  kind_[target] = kind;
+}
+
+void GroupBuilder::Dissolve(int group) {
+  std::vector<int> members = std::move(members_[group]);
+  members_[group].clear();
+  kind_[group].reset();
+  // Each member goes back to the group numbered as itself (free, since a
+  // group id only ever holds members while it is someone's own number or the
+  // target of a merge; reuse the member's own slot).
+  for (int m : members) {
+    group_of_[m] = m;
+    members_[m] = {m};
+    kind_[m].reset();
+  }
+}
+
+void GroupBuilder::Remove(int node) {
+  int g = group_of_[node];
+  if (members_[g].size() == 1) {
+    kind_[g].reset();
+    return;
+  }
+  if (g == node) {
+    // The group lives in this node's slot: move it to another member's slot,
+    // which is empty while that member belongs to this group.
+    int to = members_[g][0] == node ? members_[g][1] : members_[g][0];
+    members_[to] = std::move(members_[g]);
+    kind_[to] = kind_[g];
+    for (int m : members_[to]) group_of_[m] = to;
+    g = to;
+  }
+  std::vector<int>& members = members_[g];
+  members.erase(std::find(members.begin(), members.end(), node));
+  group_of_[node] = node;
+  members_[node] = {node};
+  kind_[node].reset();
+}
+
+std::vector<int> GroupBuilder::ClaimedGroups() const {
+  std::vector<int> groups;
+  for (size_t g = 0; g < members_.size(); ++g) {
+    if (members_[g].empty()) continue;
+    if (members_[g].size() > 1 || kind_[g].has_value()) {
+      groups.push_back(static_cast<int>(g));
+    }
+  }
+  return groups;
+}
+
+}  // namespace ridgeline::engine::fusion

@@ -1,0 +1,159 @@
+// ApplyFusion: re-prices the groups of a FusionPlan against an unfused
+// analysis (declared in engine/fusion.h).
+#include <string>
+#include <vector>
+
+#include "engine/fusion.h"
+#include "engine/precision.h"
+#include "engine/precision_pricer.h"
+#include "engine/fusion/op_sets.h"
+#include "engine/fusion/roofline_price.h"
+#include "fmt/format.h"
+
+namespace ridgeline::engine {
+namespace {
+
+std::string NodeLabel(const graph::Graph& graph, int node) {
+  const graph::Node& n = graph.node(node);
+  if (!n.name.empty()) return n.name;
+  return fmt::format("{}#{}", n.op_type, node);
+}
+
+bool IsView(const LayerResult& layer) { return layer.cost.view; }
+
+// Initializers and Constant outputs, as the counters count weights.
+bool IsWeightTensor(const graph::Graph& graph, int tensor) {
+  const graph::Tensor& t = graph.tensor(tensor);
+  if (t.is_weight()) return true;
+  return t.producer >= 0 && graph.node(t.producer).op_type == "Constant" &&
+         graph.node(t.producer).domain.empty();
+}
+
+}  // namespace
+
+absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
+                                         const FusionPlan& plan,
+                                         const graph::Graph& graph,
+                                         const TensorPricer* pricer) {
+  const TensorPricer default_pricer;
+  const TensorPricer& price = pricer != nullptr ? *pricer : default_pricer;
+  const Assumptions& a = unfused.assumptions;
+
+  std::vector<int> layer_of(graph.nodes().size(), -1);
+  for (size_t i = 0; i < unfused.layers.size(); ++i) {
+    const int node = unfused.layers[i].node;
+    if (node < 0 || node >= static_cast<int>(graph.nodes().size())) {
+      return absl::InvalidArgumentError(fmt::format(
+          "layer '{}' names node {}, which the graph does not have",
+          unfused.layers[i].name, node));
+    }
+    layer_of[node] = static_cast<int>(i);
+  }
+
+  FusionResult result;
+  result.kinds = plan.kinds;
+  result.flops_per_mac = a.flops_per_mac;
+  result.latency_unfused_s = unfused.summary.latency_s;
+  for (const LayerResult& layer : unfused.layers) {
+    result.bytes_unfused += layer.bytes;
+    if (!IsView(layer)) ++result.kernels_unfused;
+  }
+  result.bytes = result.bytes_unfused;
+  result.kernels = result.kernels_unfused;
+
+  for (const FusionGroup& group : plan.groups) {
+    GroupResult g;
+    g.name = group.name;
+    g.kind = group.kind;
+    g.member_nodes = group.members;
+    double t_compute_unfused = 0;
+    double t_memory_unfused = 0;
+    double t_overhead_unfused = 0;
+    int64_t member_kernels = 0;
+    for (int m : group.members) {
+      const int li = layer_of[m];
+      if (li < 0) {
+        return absl::InvalidArgumentError(fmt::format(
+            "fusion group '{}': node '{}' has no layer in the analysis",
+            group.name, NodeLabel(graph, m)));
+      }
+      const LayerResult& layer = unfused.layers[li];
+      g.members.push_back(NodeLabel(graph, m));
+      g.member_ops.push_back(graph.node(m).op_type);
+      g.flops += layer.flops;
+      g.bytes_unfused += layer.bytes;
+      g.latency_unfused_s += layer.latency_s;
+      t_compute_unfused += layer.t_compute_s;
+      t_memory_unfused += layer.t_memory_s;
+      t_overhead_unfused += layer.t_overhead_s;
+      if (!IsView(layer)) ++member_kernels;
+    }
+    g.bound_unfused =
+        fusion::BoundOf(t_compute_unfused, t_memory_unfused, t_overhead_unfused);
+
+    const GroupBoundary boundary = ComputeGroupBoundary(graph, group.members);
+    for (int t : boundary.inputs) {
+      const double bytes = price.TensorBytes(graph, graph.tensor(t));
+      g.bytes_read += bytes;
+      if (IsWeightTensor(graph, t)) g.weight_bytes += bytes;
+    }
+    for (int t : boundary.outputs) {
+      g.bytes_written += price.TensorBytes(graph, graph.tensor(t));
+    }
+    g.bytes = g.bytes_read + g.bytes_written;
+
+    const fusion::KernelTime time =
+        fusion::PriceKernel(g.flops, g.bytes, graph.node(group.anchor).op_type,
+                            a, unfused.hardware);
+    g.t_compute_s = time.t_compute_s;
+    g.t_memory_s = time.t_memory_s;
+    g.t_overhead_s = time.t_overhead_s;
+    g.latency_s = time.latency_s;
+    g.bound = time.bound;
+    g.saved_s = g.latency_unfused_s - g.latency_s;
+
+    result.bytes += g.bytes - g.bytes_unfused;
+    result.kernels -= member_kernels - 1;
+    result.saved_s += g.saved_s;
+    if (g.bound == Bound::kCompute && g.bound_unfused != Bound::kCompute) {
+      result.group_flips.push_back(
+          {.group = g.name, .layer = "", .from = g.bound_unfused, .to = g.bound});
+      for (int m : group.members) {
+        const LayerResult& layer = unfused.layers[layer_of[m]];
+        if (layer.bound == Bound::kMemory) {
+          result.layer_flips.push_back({.group = g.name,
+                                        .layer = NodeLabel(graph, m),
+                                        .from = layer.bound,
+                                        .to = g.bound});
+        }
+      }
+    }
+    result.groups.push_back(std::move(g));
+  }
+  result.latency_s = result.latency_unfused_s - result.saved_s;
+  result.speedup =
+      result.latency_s > 0 ? result.latency_unfused_s / result.latency_s : 1;
+  return result;
+}
+
+absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
+                                         const FusionPlan& plan,
+                                         const graph::Graph& graph,
+                                         const AnalyzeOptions& options) {
+  if (options.pricer != nullptr) {
+    return ApplyFusion(unfused, plan, graph, options.pricer);
+  }
+  if (!options.precision.empty()) {
+    const Precision* p = FindPrecision(options.precision);
+    if (p == nullptr) {
+      return absl::InvalidArgumentError(
+          fmt::format("unknown precision '{}'", options.precision));
+    }
+    const FloatRepricer repricer(p->element_bytes);
+    return ApplyFusion(unfused, plan, graph, &repricer);
+  }
+  return ApplyFusion(unfused, plan, graph,
+                     static_cast<const TensorPricer*>(nullptr));
+}
+
+}  // namespace ridgeline::engine

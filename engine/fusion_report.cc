@@ -1,0 +1,172 @@
+#include "engine/fusion_report.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "engine/what_if_format.h"
+#include "fmt/format.h"
+
+namespace ridgeline::engine {
+namespace {
+
+constexpr size_t kGroupWidth = 40;
+constexpr size_t kMembersWidth = 34;
+
+std::string BoundChange(Bound from, Bound to) {
+  if (from == to) return std::string(BoundName(to));
+  return fmt::format("{}->{}", BoundName(from), BoundName(to));
+}
+
+std::string MemberOps(const GroupResult& g) {
+  return fmt::format("{}", fmt::join(g.member_ops, "+"));
+}
+
+}  // namespace
+
+std::string RenderFusionText(const FusionResult& result,
+                             const FusionTableOptions& options) {
+  std::string out;
+  out += fmt::format(
+      "Fusion what-if (--fuse {}): {} groups; FLOPs at {} FLOPs per MAC\n",
+      FusionKindsName(result.kinds), result.groups.size(),
+      result.flops_per_mac);
+  std::vector<size_t> order(result.groups.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return result.groups[a].saved_s > result.groups[b].saved_s;
+  });
+  const size_t shown =
+      options.top > 0 ? std::min(order.size(), static_cast<size_t>(options.top))
+                      : order.size();
+  if (!order.empty()) {
+    out += fmt::format(
+        "{:<{}} {:<11} {:<{}} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n",
+        "group", kGroupWidth, "kind", "members", kMembersWidth, "FLOPs",
+        "bytes", "fused", "latency", "fused", "saved", "bound");
+    for (size_t i = 0; i < shown; ++i) {
+      const GroupResult& g = result.groups[order[i]];
+      out += fmt::format(
+          "{:<{}} {:<11} {:<{}} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}  "
+          "{}\n",
+          Elide(g.name, kGroupWidth), kGroupWidth, FusionKindName(g.kind),
+          Elide(MemberOps(g), kMembersWidth), kMembersWidth,
+          FormatFlops(g.flops), FormatBytes(g.bytes_unfused),
+          FormatBytes(g.bytes), FormatTime(g.latency_unfused_s),
+          FormatTime(g.latency_s), FormatTime(g.saved_s),
+          BoundChange(g.bound_unfused, g.bound));
+    }
+    if (shown < order.size()) {
+      double flops = 0, bytes_unfused = 0, bytes = 0, before = 0, after = 0,
+             saved = 0;
+      for (size_t i = shown; i < order.size(); ++i) {
+        const GroupResult& g = result.groups[order[i]];
+        flops += g.flops;
+        bytes_unfused += g.bytes_unfused;
+        bytes += g.bytes;
+        before += g.latency_unfused_s;
+        after += g.latency_s;
+        saved += g.saved_s;
+      }
+      out += fmt::format(
+          "{:<{}} {:<11} {:<{}} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
+          fmt::format("other ({} groups)", order.size() - shown), kGroupWidth,
+          "", "", kMembersWidth, FormatFlops(flops), FormatBytes(bytes_unfused),
+          FormatBytes(bytes), FormatTime(before), FormatTime(after),
+          FormatTime(saved));
+    }
+  }
+  out += fmt::format(
+      "\nlatency  unfused {}  fused {}  saved {}  speed-up {} (dispatch tax "
+      "included in both)\n",
+      FormatTime(result.latency_unfused_s), FormatTime(result.latency_s),
+      FormatTime(result.saved_s), FormatSpeedup(result.speedup));
+  out += fmt::format("kernels  unfused {}  fused {}\n", result.kernels_unfused,
+                     result.kernels);
+  out += fmt::format("bytes    unfused {}  fused {}\n",
+                     FormatBytes(result.bytes_unfused),
+                     FormatBytes(result.bytes));
+  if (result.group_flips.empty()) {
+    out += "bound flips: none (no group turns compute-bound)\n";
+  } else {
+    out += fmt::format("bound flips to compute-bound: {} groups, {} layers\n",
+                       result.group_flips.size(), result.layer_flips.size());
+    const size_t max_listed = options.top > 0 ? options.top : SIZE_MAX;
+    for (size_t i = 0; i < result.group_flips.size() && i < max_listed; ++i) {
+      const BoundFlip& f = result.group_flips[i];
+      std::vector<std::string> layers;
+      for (const BoundFlip& lf : result.layer_flips) {
+        if (lf.group == f.group) layers.push_back(lf.layer);
+      }
+      out += fmt::format("  {} ({} -> {}){}{}\n", f.group, BoundName(f.from),
+                         BoundName(f.to), layers.empty() ? "" : ": ",
+                         fmt::join(layers, ", "));
+    }
+    if (result.group_flips.size() > max_listed) {
+      out += fmt::format("  ... {} more\n",
+                         result.group_flips.size() - max_listed);
+    }
+  }
+  return out;
+}
+
+nlohmann::json FusionGroupsJson(const FusionResult& result) {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const GroupResult& g : result.groups) {
+    groups.push_back({
+        {"name", g.name},
+        {"kind", std::string(FusionKindName(g.kind))},
+        {"members", g.members},
+        {"ops", g.member_ops},
+        {"flops", g.flops},
+        {"bytes", g.bytes},
+        {"bytes_read", g.bytes_read},
+        {"bytes_written", g.bytes_written},
+        {"bytes_unfused", g.bytes_unfused},
+        {"latency_s", g.latency_s},
+        {"latency_unfused_s", g.latency_unfused_s},
+        {"saved_s", g.saved_s},
+        {"bound", std::string(BoundName(g.bound))},
+        {"bound_unfused", std::string(BoundName(g.bound_unfused))},
+    });
+  }
+  return groups;
+}
+
+nlohmann::json FusionSummaryJson(const FusionResult& result) {
+  nlohmann::json flips = nlohmann::json::array();
+  for (const BoundFlip& f : result.group_flips) {
+    flips.push_back({{"group", f.group},
+                     {"layer", ""},
+                     {"from", std::string(BoundName(f.from))},
+                     {"to", std::string(BoundName(f.to))}});
+  }
+  for (const BoundFlip& f : result.layer_flips) {
+    flips.push_back({{"group", f.group},
+                     {"layer", f.layer},
+                     {"from", std::string(BoundName(f.from))},
+                     {"to", std::string(BoundName(f.to))}});
+  }
+  return {
+      {"kinds", FusionKindsName(result.kinds)},
+      {"flops_per_mac", result.flops_per_mac},
+      {"groups", result.groups.size()},
+      {"kernels_unfused", result.kernels_unfused},
+      {"kernels", result.kernels},
+      {"bytes_unfused", result.bytes_unfused},
+      {"bytes", result.bytes},
+      {"latency_unfused_s", result.latency_unfused_s},
+      {"latency_s", result.latency_s},
+      {"saved_s", result.saved_s},
+      {"speedup", result.speedup},
+      {"flips", flips},
+  };
+}
+
+void AddFusionJson(const FusionResult& result, nlohmann::json* report) {
+  (*report)["groups"] = FusionGroupsJson(result);
+  (*report)["fusion"] = FusionSummaryJson(result);
+}
+
+}  // namespace ridgeline::engine

@@ -1,0 +1,335 @@
+#include "engine/hardware.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/precision.h"
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+
+namespace ridgeline::engine {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr std::string_view kKnownFields[] = {
+    "key",
+    "name",
+    "aliases",
+    "peak_flops_per_s",
+    "memory_bandwidth_bytes_per_s",
+    "memory_capacity_bytes",
+    "tdp_w",
+    "dispatch_tax_s",
+    "source",
+    "compute_efficiency_by_op",
+    "memory_efficiency_by_op",
+};
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+// Lower case with everything but letters and digits removed, so that
+// "H100_SXM", "h100 sxm" and "h100-sxm" compare equal.
+std::string Squash(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  return out;
+}
+
+absl::Status FieldError(std::string_view origin, std::string_view field,
+                        std::string_view problem) {
+  return absl::InvalidArgumentError(
+      fmt::format("{}: field '{}': {}", origin, field, problem));
+}
+
+absl::StatusOr<std::string> RequiredString(const Json& j,
+                                           std::string_view origin,
+                                           std::string_view field) {
+  auto it = j.find(std::string(field));
+  if (it == j.end()) return FieldError(origin, field, "missing");
+  if (!it->is_string() || it->get<std::string>().empty()) {
+    return FieldError(origin, field, "must be a non-empty string");
+  }
+  return it->get<std::string>();
+}
+
+// A number that must be finite and > 0 (or >= 0 when `allow_zero`).
+absl::StatusOr<double> NumberValue(const Json& v, std::string_view origin,
+                                   std::string_view field, bool allow_zero) {
+  if (!v.is_number()) {
+    return FieldError(origin, field,
+                      fmt::format("must be a number (got {})", v.dump()));
+  }
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x < 0 || (!allow_zero && x == 0)) {
+    return FieldError(
+        origin, field,
+        fmt::format("must be a {} finite number (got {})",
+                    allow_zero ? "non-negative" : "positive", v.dump()));
+  }
+  return x;
+}
+
+absl::StatusOr<double> RequiredNumber(const Json& j, std::string_view origin,
+                                      std::string_view field) {
+  auto it = j.find(std::string(field));
+  if (it == j.end()) return FieldError(origin, field, "missing");
+  return NumberValue(*it, origin, field, /*allow_zero=*/false);
+}
+
+absl::Status ParseEfficiencyMap(
+    const Json& j, std::string_view origin, std::string_view field,
+    absl::flat_hash_map<std::string, double>* out) {
+  auto it = j.find(std::string(field));
+  if (it == j.end()) return absl::OkStatus();
+  if (!it->is_object()) {
+    return FieldError(origin, field,
+                      "must be an object mapping op types to efficiencies");
+  }
+  for (const auto& [op, value] : it->items()) {
+    absl::StatusOr<double> e =
+        NumberValue(value, origin, fmt::format("{}.{}", field, op), false);
+    if (!e.ok()) return e.status();
+    (*out)[op] = *e;
+  }
+  return absl::OkStatus();
+}
+
+std::string KnownPeakKeys() {
+  std::string out;
+  for (const Precision& p : kPrecisions) {
+    if (!out.empty()) out += ", ";
+    out += p.name;
+  }
+  return out;
+}
+
+// The device's peak keys in kPrecisions order: "fp32, tf32, fp16".
+std::string ListedPeaks(const Hardware& hw) {
+  std::string out;
+  for (const Precision& p : kPrecisions) {
+    if (!hw.peak_flops_per_s.contains(std::string(p.name))) continue;
+    if (!out.empty()) out += ", ";
+    out += p.name;
+  }
+  return out.empty() ? "none" : out;
+}
+
+template <typename Map>
+Json SortedObject(const Map& map) {
+  std::vector<std::pair<std::string, double>> items(map.begin(), map.end());
+  std::sort(items.begin(), items.end());
+  Json out = Json::object();
+  for (const auto& [k, v] : items) out[k] = v;
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<double> Hardware::PeakFlops(std::string_view precision) const {
+  auto it = peak_flops_per_s.find(std::string(precision));
+  if (it == peak_flops_per_s.end()) {
+    return absl::NotFoundError(
+        fmt::format("hardware '{}' ({}) lists no {} peak (it lists: {})", name,
+                    key, precision, ListedPeaks(*this)));
+  }
+  return it->second;
+}
+
+absl::StatusOr<Hardware> ParseHardwareJson(std::string_view json,
+                                           std::string_view origin) {
+  Json j;
+  try {
+    j = Json::parse(json.begin(), json.end());
+  } catch (const Json::parse_error& e) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: not valid JSON (at byte {})", origin, e.byte));
+  }
+  if (!j.is_object()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: a hardware entry must be a JSON object", origin));
+  }
+  for (const auto& [field, value] : j.items()) {
+    (void)value;
+    if (std::find(std::begin(kKnownFields), std::end(kKnownFields), field) ==
+        std::end(kKnownFields)) {
+      return FieldError(origin, field,
+                        "unknown field (known: key, name, aliases, "
+                        "peak_flops_per_s, memory_bandwidth_bytes_per_s, "
+                        "memory_capacity_bytes, tdp_w, dispatch_tax_s, source, "
+                        "compute_efficiency_by_op, memory_efficiency_by_op)");
+    }
+  }
+
+  Hardware hw;
+  absl::StatusOr<std::string> key = RequiredString(j, origin, "key");
+  if (!key.ok()) return key.status();
+  hw.key = Lower(*key);
+  absl::StatusOr<std::string> name = RequiredString(j, origin, "name");
+  if (!name.ok()) return name.status();
+  hw.name = *name;
+
+  if (auto it = j.find("aliases"); it != j.end()) {
+    if (!it->is_array()) {
+      return FieldError(origin, "aliases", "must be an array of strings");
+    }
+    for (const Json& a : *it) {
+      if (!a.is_string() || a.get<std::string>().empty()) {
+        return FieldError(origin, "aliases",
+                          "must be an array of non-empty strings");
+      }
+      hw.aliases.push_back(Lower(a.get<std::string>()));
+    }
+  }
+
+  auto peaks = j.find("peak_flops_per_s");
+  if (peaks == j.end()) return FieldError(origin, "peak_flops_per_s", "missing");
+  if (!peaks->is_object() || peaks->empty()) {
+    return FieldError(origin, "peak_flops_per_s",
+                      "must be a non-empty object of precision -> FLOP/s");
+  }
+  for (const auto& [precision, value] : peaks->items()) {
+    const std::string field = fmt::format("peak_flops_per_s.{}", precision);
+    if (FindPrecision(precision) == nullptr) {
+      return FieldError(origin, field,
+                        fmt::format("unknown precision (known: {}); list "
+                                    "dense peaks only, no sparsity figures",
+                                    KnownPeakKeys()));
+    }
+    absl::StatusOr<double> v = NumberValue(value, origin, field, false);
+    if (!v.ok()) return v.status();
+    hw.peak_flops_per_s[precision] = *v;
+  }
+
+  absl::StatusOr<double> bw =
+      RequiredNumber(j, origin, "memory_bandwidth_bytes_per_s");
+  if (!bw.ok()) return bw.status();
+  hw.memory_bandwidth_bytes_per_s = *bw;
+  absl::StatusOr<double> cap = RequiredNumber(j, origin, "memory_capacity_bytes");
+  if (!cap.ok()) return cap.status();
+  hw.memory_capacity_bytes = *cap;
+
+  if (auto it = j.find("tdp_w"); it != j.end()) {
+    absl::StatusOr<double> v = NumberValue(*it, origin, "tdp_w", false);
+    if (!v.ok()) return v.status();
+    hw.tdp_w = *v;
+  }
+  if (auto it = j.find("dispatch_tax_s"); it != j.end()) {
+    absl::StatusOr<double> v =
+        NumberValue(*it, origin, "dispatch_tax_s", /*allow_zero=*/true);
+    if (!v.ok()) return v.status();
+    hw.dispatch_tax_s = *v;
+  }
+  if (auto it = j.find("source"); it != j.end()) {
+    if (!it->is_string()) return FieldError(origin, "source", "must be a string");
+    hw.source = it->get<std::string>();
+  }
+  if (absl::Status s = ParseEfficiencyMap(j, origin, "compute_efficiency_by_op",
+                                          &hw.compute_efficiency_by_op);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = ParseEfficiencyMap(j, origin, "memory_efficiency_by_op",
+                                          &hw.memory_efficiency_by_op);
+      !s.ok()) {
+    return s;
+  }
+  return hw;
+}
+
+absl::StatusOr<Hardware> LoadHardwareFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        fmt::format("{}: cannot open hardware file", path));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    return absl::DataLossError(fmt::format("{}: read error", path));
+  }
+  return ParseHardwareJson(text.str(), path);
+}
+
+std::string HardwareToJson(const Hardware& hw) {
+  nlohmann::ordered_json j;
+  j["key"] = hw.key;
+  j["name"] = hw.name;
+  j["aliases"] = hw.aliases;
+  nlohmann::ordered_json peaks = nlohmann::ordered_json::object();
+  for (const Precision& p : kPrecisions) {
+    auto it = hw.peak_flops_per_s.find(std::string(p.name));
+    if (it != hw.peak_flops_per_s.end()) peaks[std::string(p.name)] = it->second;
+  }
+  j["peak_flops_per_s"] = peaks;
+  j["memory_bandwidth_bytes_per_s"] = hw.memory_bandwidth_bytes_per_s;
+  j["memory_capacity_bytes"] = hw.memory_capacity_bytes;
+  if (hw.tdp_w > 0) j["tdp_w"] = hw.tdp_w;
+  j["dispatch_tax_s"] = hw.dispatch_tax_s;
+  j["source"] = hw.source;
+  if (!hw.compute_efficiency_by_op.empty()) {
+    j["compute_efficiency_by_op"] = SortedObject(hw.compute_efficiency_by_op);
+  }
+  if (!hw.memory_efficiency_by_op.empty()) {
+    j["memory_efficiency_by_op"] = SortedObject(hw.memory_efficiency_by_op);
+  }
+  return j.dump(2) + "\n";
+}
+
+absl::StatusOr<Hardware> FindHardware(const std::vector<Hardware>& catalog,
+                                      std::string_view name) {
+  const std::string lower = Lower(name);
+  for (const Hardware& hw : catalog) {
+    if (hw.key == lower || Lower(hw.name) == lower) return hw;
+    for (const std::string& a : hw.aliases) {
+      if (a == lower) return hw;
+    }
+  }
+  // Second chance: ignore punctuation and spaces ("H100 SXM" = "h100-sxm").
+  const std::string squashed = Squash(name);
+  const Hardware* found = nullptr;
+  int matches = 0;
+  for (const Hardware& hw : catalog) {
+    bool match = Squash(hw.key) == squashed || Squash(hw.name) == squashed;
+    for (const std::string& a : hw.aliases) match |= Squash(a) == squashed;
+    if (match) {
+      found = &hw;
+      ++matches;
+    }
+  }
+  if (matches == 1 && !squashed.empty()) return *found;
+
+  std::string known;
+  for (const Hardware& hw : catalog) {
+    if (!known.empty()) known += ", ";
+    known += hw.key;
+    if (!hw.aliases.empty()) {
+      known += " (";
+      for (size_t i = 0; i < hw.aliases.size(); ++i) {
+        if (i > 0) known += ", ";
+        known += hw.aliases[i];
+      }
+      known += ")";
+    }
+  }
+  return absl::NotFoundError(fmt::format(
+      "unknown hardware '{}'; known (key (aliases)): {}", name,
+      known.empty() ? "none" : known));
+}
+
+}  // namespace ridgeline::engine

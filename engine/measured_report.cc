@@ -1,0 +1,259 @@
+#include "engine/measured_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "fmt/format.h"
+
+namespace ridgeline::engine {
+namespace {
+
+constexpr size_t kNameWidth = 40;
+constexpr std::string_view kConventions =
+    "times are per run (mean over the runs used); ratio = measured / "
+    "predicted (> 1: slower than predicted); % of roof = roofline time "
+    "(FLOPs / peak vs bytes / bandwidth, no efficiencies, no taxes) / measured";
+
+// Keeps the end of long names, which holds the op ("...layer4.2/conv3/Conv").
+std::string Fit(const std::string& name, size_t width) {
+  if (name.size() <= width) return name;
+  return "..." + name.substr(name.size() - (width - 3));
+}
+
+std::string Ratio(double r) {
+  return std::isfinite(r) ? fmt::format("{:.2f}", r) : "-";
+}
+
+std::string Percent(double fraction) {
+  return std::isfinite(fraction) ? fmt::format("{:.1f}%", 100 * fraction) : "-";
+}
+
+std::string Share(double part, double whole) {
+  return whole > 0 ? fmt::format("{:.1f}%", 100 * part / whole) : "-";
+}
+
+nlohmann::json Number(double x) {
+  return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+std::string FormatDuration(double seconds) {
+  if (!std::isfinite(seconds)) return "-";
+  double a = std::fabs(seconds);
+  if (a >= 1) return fmt::format("{:.3f} s", seconds);
+  if (a >= 1e-3) return fmt::format("{:.3f} ms", seconds * 1e3);
+  return fmt::format("{:.1f} us", seconds * 1e6);
+}
+
+std::string FormatComparison(const Analysis& analysis, const Comparison& c,
+                             const ComparisonFormatOptions& options) {
+  std::string out;
+  auto line = [&out](std::string s) {
+    out += s;
+    out += '\n';
+  };
+  line(fmt::format("Predicted vs measured: {} ({} profile, {} run(s) averaged)",
+                   c.profile_path, c.profile_format, c.runs_used));
+  line(fmt::format("  conventions: {}", kConventions));
+  size_t matched_layers = 0;
+  for (const MeasuredUnit& u : c.units) matched_layers += u.layers.size();
+  line(fmt::format(
+      "  whole model    predicted {:>12}   measured {:>12}   ratio {}   "
+      "(measured = {})",
+      FormatDuration(c.predicted_total_s), FormatDuration(c.measured_total_s),
+      Ratio(c.predicted_total_s > 0 ? c.measured_total_s / c.predicted_total_s
+                                    : NAN),
+      c.measured_total_is_whole_run ? "the runtime's whole-run events"
+                                    : "the sum of node times"));
+  line(fmt::format(
+      "  matched        predicted {:>12}   measured {:>12}   ratio {}   ({} "
+      "units covering {} of {} layers)",
+      FormatDuration(c.matched_predicted_s), FormatDuration(c.matched_measured_s),
+      Ratio(c.matched_predicted_s > 0
+                ? c.matched_measured_s / c.matched_predicted_s
+                : NAN),
+      c.units.size(), matched_layers, analysis.layers.size()));
+  line(fmt::format(
+      "  unmatched      {} measured node(s), {} ({} of measured node time); "
+      "{} non-view layer(s) unmeasured, {} predicted",
+      c.unmatched_nodes.size(), FormatDuration(c.unmatched_measured_s),
+      Share(c.unmatched_measured_s, c.measured_node_s), c.unmatched_layers.size(),
+      FormatDuration(c.unmatched_predicted_s)));
+  line(fmt::format(
+      "  Spearman rank correlation of per-unit predicted vs measured times: {} "
+      "(n = {})",
+      c.spearman ? fmt::format("{:.3f}", *c.spearman) : std::string("-"),
+      c.units.size()));
+
+  // Units by measured time.
+  std::vector<size_t> order(c.units.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return c.units[x].measured_s > c.units[y].measured_s;
+  });
+  size_t shown = std::min(order.size(), static_cast<size_t>(std::max(0, options.top)));
+  line("");
+  line(fmt::format("Layers by measured time (top {} of {} units)", shown,
+                   order.size()));
+  line(fmt::format("  {:<{}} {:<18} {:>11} {:>11} {:>7} {:>8}  {}", "name",
+                   kNameWidth, "op", "predicted", "measured", "ratio",
+                   "% roof", "match"));
+  double rest_pred = 0, rest_meas = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const MeasuredUnit& u = c.units[order[i]];
+    if (i >= shown) {
+      rest_pred += u.predicted_s;
+      rest_meas += u.measured_s;
+      continue;
+    }
+    std::string match(MatchKindName(u.kind));
+    if (u.layers.size() > 1) {
+      match += fmt::format(", {} layers fused", u.layers.size());
+    }
+    line(fmt::format("  {:<{}} {:<18} {:>11} {:>11} {:>7} {:>8}  {}",
+                     Fit(u.name, kNameWidth), kNameWidth, Fit(u.op_type, 18),
+                     FormatDuration(u.predicted_s), FormatDuration(u.measured_s),
+                     Ratio(u.ratio), Percent(u.roof_fraction), match));
+  }
+  if (shown < order.size()) {
+    line(fmt::format("  {:<{}} {:<18} {:>11} {:>11} {:>7}",
+                     fmt::format("other ({} units)", order.size() - shown),
+                     kNameWidth, "", FormatDuration(rest_pred),
+                     FormatDuration(rest_meas),
+                     Ratio(rest_pred > 0 ? rest_meas / rest_pred : NAN)));
+  }
+
+  line("");
+  line("Ratio measured / predicted by op type (quantiles over units)");
+  line(fmt::format("  {:<18} {:>5} {:>11} {:>11} {:>7} {:>13} {:>13}", "op",
+                   "units", "predicted", "measured", "median", "p25-p75",
+                   "min-max"));
+  for (const OpTypeRatios& op : c.by_op_type) {
+    line(fmt::format("  {:<18} {:>5} {:>11} {:>11} {:>7} {:>13} {:>13}",
+                     Fit(op.op_type, 18), op.units,
+                     FormatDuration(op.predicted_s), FormatDuration(op.measured_s),
+                     Ratio(op.median),
+                     fmt::format("{}-{}", Ratio(op.p25), Ratio(op.p75)),
+                     fmt::format("{}-{}", Ratio(op.min), Ratio(op.max))));
+  }
+
+  line("");
+  line("Optimization targets (largest measured - roof time: the most an "
+       "optimization could win)");
+  line(fmt::format("  {:<{}} {:<18} {:>11} {:>11} {:>8} {:>11}", "name",
+                   kNameWidth, "op", "measured", "roof", "% roof", "gap"));
+  for (int t : c.targets) {
+    const MeasuredUnit& u = c.units[static_cast<size_t>(t)];
+    line(fmt::format("  {:<{}} {:<18} {:>11} {:>11} {:>8} {:>11}",
+                     Fit(u.name, kNameWidth), kNameWidth, Fit(u.op_type, 18),
+                     FormatDuration(u.measured_s), FormatDuration(u.roof_s),
+                     Percent(u.roof_fraction),
+                     FormatDuration(u.measured_s - u.roof_s)));
+  }
+
+  if (!c.unmatched_nodes.empty()) {
+    line("");
+    size_t rows = std::min(c.unmatched_nodes.size(),
+                           static_cast<size_t>(std::max(0, options.unmatched_rows)));
+    line(fmt::format("Unmatched measured nodes (top {} of {})", rows,
+                     c.unmatched_nodes.size()));
+    for (size_t i = 0; i < rows; ++i) {
+      const graph::MeasuredNode& n = c.unmatched_nodes[i];
+      line(fmt::format("  {:<{}} {:<18} {:>11} {:>7}", Fit(n.name, kNameWidth),
+                       kNameWidth, Fit(n.op_type, 18), FormatDuration(n.seconds),
+                       Share(n.seconds, c.measured_node_s)));
+    }
+  }
+  if (!c.warnings.empty()) {
+    line("");
+    for (const std::string& w : c.warnings) line(fmt::format("warning: {}", w));
+  }
+  return out;
+}
+
+nlohmann::json MeasuredLayerJson(const Comparison& c, int layer) {
+  nlohmann::json j = nlohmann::json::object();
+  j["measured_s"] = nullptr;
+  j["ratio"] = nullptr;
+  if (layer < 0 || static_cast<size_t>(layer) >= c.unit_of_layer.size()) {
+    return j;
+  }
+  int u = c.unit_of_layer[static_cast<size_t>(layer)];
+  if (u < 0) return j;
+  const MeasuredUnit& unit = c.units[static_cast<size_t>(u)];
+  if (unit.anchor != layer) {
+    j["measured_with"] = unit.name;
+    return j;
+  }
+  j["measured_s"] = unit.measured_s;
+  j["ratio"] = Number(unit.ratio);
+  j["roof_fraction"] = Number(unit.roof_fraction);
+  j["match"] = std::string(MatchKindName(unit.kind));
+  if (unit.layers.size() > 1) j["fused_layers"] = unit.layers.size();
+  return j;
+}
+
+nlohmann::json MeasuredSummaryJson(const Comparison& c) {
+  nlohmann::json j;
+  j["profile"] = c.profile_path;
+  j["format"] = c.profile_format;
+  j["runs"] = c.runs_used;
+  j["conventions"] = std::string(kConventions);
+  j["predicted_s"] = c.predicted_total_s;
+  j["measured_s"] = c.measured_total_s;
+  j["measured_s_source"] =
+      c.measured_total_is_whole_run ? "whole-run events" : "sum of node times";
+  j["ratio"] = Number(c.predicted_total_s > 0
+                          ? c.measured_total_s / c.predicted_total_s
+                          : NAN);
+  j["measured_node_s"] = c.measured_node_s;
+  size_t matched_layers = 0;
+  for (const MeasuredUnit& u : c.units) matched_layers += u.layers.size();
+  j["matched"] = {{"units", c.units.size()},
+                  {"layers", matched_layers},
+                  {"predicted_s", c.matched_predicted_s},
+                  {"measured_s", c.matched_measured_s},
+                  {"ratio", Number(c.matched_predicted_s > 0
+                                       ? c.matched_measured_s /
+                                             c.matched_predicted_s
+                                       : NAN)}};
+  nlohmann::json names = nlohmann::json::array();
+  for (const graph::MeasuredNode& n : c.unmatched_nodes) {
+    names.push_back({{"name", n.name}, {"op", n.op_type}, {"measured_s", n.seconds}});
+  }
+  j["unmatched_nodes"] = {{"count", c.unmatched_nodes.size()},
+                          {"measured_s", c.unmatched_measured_s},
+                          {"nodes", names}};
+  j["unmatched_layers"] = {{"count", c.unmatched_layers.size()},
+                           {"predicted_s", c.unmatched_predicted_s}};
+  j["spearman"] = c.spearman ? nlohmann::json(*c.spearman) : nlohmann::json(nullptr);
+  nlohmann::json ops = nlohmann::json::array();
+  for (const OpTypeRatios& op : c.by_op_type) {
+    ops.push_back({{"op", op.op_type},
+                   {"units", op.units},
+                   {"predicted_s", op.predicted_s},
+                   {"measured_s", op.measured_s},
+                   {"ratio_median", Number(op.median)},
+                   {"ratio_p25", Number(op.p25)},
+                   {"ratio_p75", Number(op.p75)},
+                   {"ratio_min", Number(op.min)},
+                   {"ratio_max", Number(op.max)}});
+  }
+  j["by_op_type"] = ops;
+  nlohmann::json targets = nlohmann::json::array();
+  for (int t : c.targets) {
+    const MeasuredUnit& u = c.units[static_cast<size_t>(t)];
+    targets.push_back({{"name", u.name},
+                       {"op", u.op_type},
+                       {"measured_s", u.measured_s},
+                       {"roof_s", u.roof_s},
+                       {"roof_fraction", Number(u.roof_fraction)}});
+  }
+  j["targets"] = targets;
+  j["warnings"] = c.warnings;
+  return j;
+}
+
+}  // namespace ridgeline::engine

@@ -1,0 +1,49 @@
+// Text and JSON output of a predicted-vs-measured Comparison, for the analyze
+// CLI's --measured flag.
+//
+//   fmt::print("{}", FormatComparison(analysis, comparison, {}));
+//   layer_json.update(MeasuredLayerJson(comparison, layer_index));
+//   root["measured"] = MeasuredSummaryJson(comparison);
+//
+// Conventions (stated in every output): times are seconds per run (mean over
+// the runs used); ratio = measured / predicted (> 1: slower than predicted);
+// % of roof = roofline time without efficiencies or taxes / measured.
+#ifndef RIDGELINE_ENGINE_MEASURED_REPORT_H_
+#define RIDGELINE_ENGINE_MEASURED_REPORT_H_
+
+#include <string>
+
+#include "engine/analysis.h"
+#include "engine/measured.h"
+#include "nlohmann/json.hpp"
+
+namespace ridgeline::engine {
+
+struct ComparisonFormatOptions {
+  int top = 25;             // layer rows (by measured time), rest summed
+  int unmatched_rows = 10;  // unmatched measured nodes listed
+};
+
+// The fmt table: summary, layers, ratio per op type, optimization targets,
+// unmatched nodes and warnings.
+std::string FormatComparison(const Analysis& analysis,
+                             const Comparison& comparison,
+                             const ComparisonFormatOptions& options);
+
+// Fields for the JSON object of layer `layer` (an Analysis::layers index):
+// {"measured_s": x, "ratio": measured/predicted, "roof_fraction": roof /
+// measured, "match": "name"|"renamed"|"order"} for the layer that anchors a
+// unit; for the other layers of a fused unit {"measured_s": null, "ratio":
+// null, "measured_with": "<anchor layer name>"}; nulls for unmatched layers.
+nlohmann::json MeasuredLayerJson(const Comparison& comparison, int layer);
+
+// The summary object: profile, totals, matched/unmatched counts and times,
+// Spearman correlation, ratios per op type and optimization targets.
+nlohmann::json MeasuredSummaryJson(const Comparison& comparison);
+
+// "1.23 ms", "45.6 us", "2.00 s": a duration with a readable unit.
+std::string FormatDuration(double seconds);
+
+}  // namespace ridgeline::engine
+
+#endif  // RIDGELINE_ENGINE_MEASURED_REPORT_H_

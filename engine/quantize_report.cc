@@ -1,0 +1,154 @@
+#include "engine/quantize_report.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "engine/what_if_format.h"
+#include "fmt/format.h"
+
+namespace ridgeline::engine {
+namespace {
+
+constexpr size_t kNameWidth = 44;
+
+std::string Ratio(double before, double after) {
+  if (!(after > 0)) return "n/a";
+  return fmt::format("{:.2f}x smaller", before / after);
+}
+
+std::string OrAsStored(const std::string& value) {
+  return value.empty() ? "as stored" : value;
+}
+
+}  // namespace
+
+std::string RenderQuantizeText(const QuantizeResult& result,
+                               const QuantizeTableOptions& options) {
+  const QuantizeOptions& q = result.options;
+  std::string out = fmt::format(
+      "Quantization what-if: {}; math at the {} peak (as stored: {})\n",
+      QuantizeOptionsName(q), result.math_precision, result.peak_before);
+  if (q.weights == "int4") {
+    out += fmt::format(
+        "  int4 weights: 0.5 B per element + one {} B scale{} per {} "
+        "elements along the reduction axis\n",
+        q.scale_bytes, q.int4_zero_points ? " and a 4-bit zero point" : "",
+        q.int4_group_size);
+  } else if (q.weights == "int8") {
+    out += fmt::format(
+        "  int8 weights: 1 B per element + one {} B scale per output channel\n",
+        q.scale_bytes);
+  }
+  std::vector<size_t> order(result.layers.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return result.layers[a].saved_s > result.layers[b].saved_s;
+  });
+  const size_t shown =
+      options.top > 0 ? std::min(order.size(), static_cast<size_t>(options.top))
+                      : order.size();
+  out += fmt::format("{:<{}} {:<14} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n",
+                     "layer", kNameWidth, "op", "bytes", "after", "latency",
+                     "after", "saved", "bound");
+  for (size_t i = 0; i < shown; ++i) {
+    const QuantizedLayer& l = result.layers[order[i]];
+    out += fmt::format(
+        "{:<{}} {:<14} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n",
+        Elide(l.name, kNameWidth), kNameWidth, Elide(l.op_type, 14),
+        FormatBytes(l.bytes_before), FormatBytes(l.bytes),
+        FormatTime(l.latency_before_s), FormatTime(l.latency_s),
+        FormatTime(l.saved_s),
+        l.bound_before == l.bound
+            ? std::string(BoundName(l.bound))
+            : fmt::format("{}->{}", BoundName(l.bound_before),
+                          BoundName(l.bound)));
+  }
+  if (shown < order.size()) {
+    double bytes_before = 0, bytes = 0, before = 0, after = 0;
+    for (size_t i = shown; i < order.size(); ++i) {
+      const QuantizedLayer& l = result.layers[order[i]];
+      bytes_before += l.bytes_before;
+      bytes += l.bytes;
+      before += l.latency_before_s;
+      after += l.latency_s;
+    }
+    out += fmt::format("{:<{}} {:<14} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
+                       fmt::format("other ({} layers)", order.size() - shown),
+                       kNameWidth, "", FormatBytes(bytes_before),
+                       FormatBytes(bytes), FormatTime(before),
+                       FormatTime(after), FormatTime(before - after));
+  }
+  out += fmt::format(
+      "\nlatency         as stored {}  quantized {}  speed-up {} (dispatch "
+      "tax included in both)\n",
+      FormatTime(result.latency_before_s), FormatTime(result.latency_s),
+      FormatSpeedup(result.speedup));
+  out += fmt::format("model size      as stored {}  quantized {}  ({})\n",
+                     FormatBytes(result.model_bytes_before),
+                     FormatBytes(result.model_bytes),
+                     Ratio(result.model_bytes_before, result.model_bytes));
+  out += fmt::format(
+      "weight traffic  as stored {}  quantized {}  ({}; summed over "
+      "layers)\n",
+      FormatBytes(result.weight_traffic_before),
+      FormatBytes(result.weight_traffic),
+      Ratio(result.weight_traffic_before, result.weight_traffic));
+  if (result.kv_bytes_before > 0) {
+    out += fmt::format(
+        "KV-cache bytes  as stored {}  quantized {}  ({}; KV tensors read or "
+        "written by layers)\n",
+        FormatBytes(result.kv_bytes_before), FormatBytes(result.kv_bytes),
+        Ratio(result.kv_bytes_before, result.kv_bytes));
+  }
+  out += fmt::format(
+      "fits in memory  as stored {}  quantized {}  (weights + peak "
+      "activations vs {} capacity)\n",
+      result.fits_before ? "yes" : "no", result.fits ? "yes" : "no",
+      FormatBytes(result.capacity_bytes));
+  return out;
+}
+
+nlohmann::json QuantizeJson(const QuantizeResult& result) {
+  const QuantizeOptions& q = result.options;
+  nlohmann::json layers = nlohmann::json::array();
+  for (const QuantizedLayer& l : result.layers) {
+    layers.push_back({{"name", l.name},
+                      {"op", l.op_type},
+                      {"bytes_before", l.bytes_before},
+                      {"bytes", l.bytes},
+                      {"latency_before_s", l.latency_before_s},
+                      {"latency_s", l.latency_s},
+                      {"saved_s", l.saved_s},
+                      {"bound_before", std::string(BoundName(l.bound_before))},
+                      {"bound", std::string(BoundName(l.bound))}});
+  }
+  return {
+      {"options",
+       {{"weights", OrAsStored(q.weights)},
+        {"activations", OrAsStored(q.activations)},
+        {"kv_cache", OrAsStored(q.kv_cache)},
+        {"int4_group_size", q.int4_group_size},
+        {"int4_zero_points", q.int4_zero_points},
+        {"scale_bytes", q.scale_bytes}}},
+      {"math_precision", result.math_precision},
+      {"peak_precision_before", result.peak_before},
+      {"layers", layers},
+      {"summary",
+       {{"latency_before_s", result.latency_before_s},
+        {"latency_s", result.latency_s},
+        {"speedup", result.speedup},
+        {"model_bytes_before", result.model_bytes_before},
+        {"model_bytes", result.model_bytes},
+        {"weight_traffic_before", result.weight_traffic_before},
+        {"weight_traffic", result.weight_traffic},
+        {"kv_bytes_before", result.kv_bytes_before},
+        {"kv_bytes", result.kv_bytes},
+        {"capacity_bytes", result.capacity_bytes},
+        {"fits_before", result.fits_before},
+        {"fits", result.fits}}},
+  };
+}
+
+}  // namespace ridgeline::engine

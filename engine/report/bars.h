@@ -1,0 +1,37 @@
+// Horizontal bar charts as SVG (written with SvgWriter): stacked bars (the
+// latency breakdown) and before/after pairs (fusion, quantization).
+#ifndef RIDGELINE_ENGINE_REPORT_BARS_H_
+#define RIDGELINE_ENGINE_REPORT_BARS_H_
+
+#include <string>
+#include <vector>
+
+#include "engine/report/html_sections.h"
+
+namespace ridgeline::engine::report {
+
+struct StackSegment {
+  std::string label;   // e.g. "Conv" or "memory-bound"
+  double value_s = 0;  // seconds
+  std::string color;   // CSS colour
+};
+
+struct StackedBar {
+  std::string label;  // e.g. the device name
+  std::vector<StackSegment> segments;
+};
+
+// One horizontal bar per entry of `bars`, its segments stacked left to right
+// as <rect class="seg"> with a <title>; bar lengths share one time scale, so
+// bars of different totals compare. Below them a legend of the segment labels
+// (with time and share of the first bar).
+std::string RenderStackedBarsSvg(const std::vector<StackedBar>& bars,
+                                 double width);
+
+// Each bar of `chart` as a pair (before above after) on one time scale, with
+// both times and the saving written next to them.
+std::string RenderBeforeAfterSvg(const BeforeAfterChart& chart, double width);
+
+}  // namespace ridgeline::engine::report
+
+#endif  // RIDGELINE_ENGINE_REPORT_BARS_H_

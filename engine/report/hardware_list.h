@@ -1,0 +1,22 @@
+// The hardware catalog as a report (`analyze --list-hw`): one row per device
+// with its dense peaks, bandwidth, capacity, TDP and dispatch tax.
+#ifndef RIDGELINE_ENGINE_REPORT_HARDWARE_LIST_H_
+#define RIDGELINE_ENGINE_REPORT_HARDWARE_LIST_H_
+
+#include <ostream>
+#include <vector>
+
+#include "engine/hardware.h"
+#include "engine/report/report.h"
+
+namespace ridgeline::engine::report {
+
+// Table/md/csv: peaks in TFLOP/s (TOP/s for int8/int4), bandwidth in GB/s,
+// capacity in GiB, TDP in W, dispatch tax in us. JSON: an array of entries
+// in the hardware file format.
+void WriteHardwareList(const std::vector<Hardware>& devices, Format format,
+                       std::ostream& out);
+
+}  // namespace ridgeline::engine::report
+
+#endif  // RIDGELINE_ENGINE_REPORT_HARDWARE_LIST_H_

@@ -1,0 +1,238 @@
+#include "engine/report/sections.h"
+
+#include <algorithm>
+#include <map>
+
+#include "engine/report/units.h"
+#include "fmt/format.h"
+#include "graph/dtype.h"
+
+namespace ridgeline::engine::report {
+namespace {
+
+std::string Share(double part, double whole) {
+  return whole > 0 ? FormatPercent(part / whole) : "-";
+}
+
+std::string Overrides(const absl::flat_hash_map<std::string, double>& by_op) {
+  std::map<std::string, double> sorted(by_op.begin(), by_op.end());
+  std::string out;
+  for (const auto& [op, e] : sorted) {
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", op, FormatNumber(e));
+  }
+  return out;
+}
+
+std::string ListSome(const std::vector<std::string>& names, size_t limit) {
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < limit; ++i) {
+    out += fmt::format("{}{}", i > 0 ? ", " : "", names[i]);
+  }
+  if (names.size() > limit) out += fmt::format(", ... ({} more)", names.size() - limit);
+  return out;
+}
+
+}  // namespace
+
+double RidgePoint(const Analysis& a) {
+  return a.assumptions.peak_flops_per_s /
+         a.assumptions.memory_bandwidth_bytes_per_s;
+}
+
+double EffectiveRidgePoint(const Analysis& a) {
+  return (a.assumptions.compute_efficiency * a.assumptions.peak_flops_per_s) /
+         (a.assumptions.memory_efficiency *
+          a.assumptions.memory_bandwidth_bytes_per_s);
+}
+
+Items SummaryItems(const Analysis& a) {
+  const Summary& s = a.summary;
+  const Assumptions& as = a.assumptions;
+  Items items;
+  items.emplace_back("model", fmt::format("{} (batch {})", a.model, a.batch));
+  items.emplace_back("hardware",
+                     fmt::format("{} ({})", a.hardware.name, a.hardware.key));
+  items.emplace_back(
+      "latency", fmt::format("{} (layers {} + dispatch tax {})",
+                             FormatSeconds(s.latency_s),
+                             FormatSeconds(s.latency_s - as.dispatch_tax_s),
+                             FormatSeconds(as.dispatch_tax_s)));
+  items.emplace_back(
+      "throughput",
+      fmt::format("{} samples/s (batch {} / latency)",
+                  FormatNumber(s.throughput_per_s), a.batch));
+  items.emplace_back(
+      "compute", fmt::format("{} ({} x {} FLOP/MAC + {} non-MAC FLOP)",
+                             FormatSi(s.flops, "FLOP"), FormatSi(s.macs, "MAC"),
+                             FormatNumber(as.flops_per_mac),
+                             FormatSi(s.flops - s.macs * as.flops_per_mac,
+                                      "FLOP")));
+  items.emplace_back("memory traffic",
+                     fmt::format("{} (bytes read + written by all layers)",
+                                 FormatSi(s.bytes, "B")));
+  items.emplace_back(
+      "intensity",
+      s.bytes > 0 ? fmt::format("{} FLOP/B (model FLOPs / model bytes)",
+                                FormatNumber(s.flops / s.bytes))
+                  : "-");
+  items.emplace_back(
+      "MFU", fmt::format("{} (achieved {} over the {} peak {})",
+                         FormatPercent(s.mfu),
+                         FormatSi(s.latency_s > 0 ? s.flops / s.latency_s : 0,
+                                  "FLOP/s"),
+                         as.peak_precision,
+                         FormatSi(as.peak_flops_per_s, "FLOP/s")));
+  const double layer_time = s.compute_bound_time_s + s.memory_bound_time_s +
+                            s.overhead_bound_time_s;
+  const double bound_time = s.bound == Bound::kCompute  ? s.compute_bound_time_s
+                            : s.bound == Bound::kMemory ? s.memory_bound_time_s
+                                                        : s.overhead_bound_time_s;
+  items.emplace_back("bound",
+                     s.bound == Bound::kNone
+                         ? "none"
+                         : fmt::format("{} ({} of layer time)", BoundName(s.bound),
+                                       Share(bound_time, layer_time)));
+  items.emplace_back(
+      "layers", fmt::format("{} timed, {} zero-latency views, {} skipped",
+                            s.layers, s.view_layers, s.skipped_layers.size()));
+  items.emplace_back("parameters",
+                     fmt::format("{} (elements of all initializers)",
+                                 FormatSi(static_cast<double>(s.params), "")));
+  items.emplace_back("weights", FormatSi(s.weight_bytes, "B"));
+  items.emplace_back("peak activations",
+                     fmt::format("{} (tensor lifetimes in topological order)",
+                                 FormatSi(s.peak_activation_bytes, "B")));
+  items.emplace_back(
+      "fits in memory",
+      fmt::format("{}: weights + peak activations = {} of {}",
+                  s.fits_in_memory ? "yes" : "NO",
+                  FormatSi(s.weight_bytes + s.peak_activation_bytes, "B"),
+                  FormatSi(a.hardware.memory_capacity_bytes, "B")));
+  return items;
+}
+
+Items RooflineItems(const Analysis& a) {
+  const Summary& s = a.summary;
+  const Assumptions& as = a.assumptions;
+  const double layer_time = s.compute_bound_time_s + s.memory_bound_time_s +
+                            s.overhead_bound_time_s;
+  Items items;
+  items.emplace_back(
+      "ridge point",
+      fmt::format("{} FLOP/B ({} peak {} / bandwidth {})",
+                  FormatNumber(RidgePoint(a)), as.peak_precision,
+                  FormatSi(as.peak_flops_per_s, "FLOP/s"),
+                  FormatSi(as.memory_bandwidth_bytes_per_s, "B/s")));
+  items.emplace_back(
+      "effective ridge point",
+      fmt::format("{} FLOP/B ({} x peak / ({} x bandwidth)); layers below it "
+                  "are memory-bound",
+                  FormatNumber(EffectiveRidgePoint(a)),
+                  FormatNumber(as.compute_efficiency),
+                  FormatNumber(as.memory_efficiency)));
+  items.emplace_back("memory-bound layers",
+                     fmt::format("{} ({}, {} of layer time)",
+                                 s.memory_bound_layers,
+                                 FormatSeconds(s.memory_bound_time_s),
+                                 Share(s.memory_bound_time_s, layer_time)));
+  items.emplace_back("compute-bound layers",
+                     fmt::format("{} ({}, {} of layer time)",
+                                 s.compute_bound_layers,
+                                 FormatSeconds(s.compute_bound_time_s),
+                                 Share(s.compute_bound_time_s, layer_time)));
+  items.emplace_back("overhead-bound layers",
+                     fmt::format("{} ({}, {} of layer time; the per-layer tax "
+                                 "exceeds both roofline terms)",
+                                 s.overhead_bound_layers,
+                                 FormatSeconds(s.overhead_bound_time_s),
+                                 Share(s.overhead_bound_time_s, layer_time)));
+  return items;
+}
+
+Items AssumptionItems(const Analysis& a) {
+  const Assumptions& as = a.assumptions;
+  const Hardware& hw = a.hardware;
+  Items items;
+  items.emplace_back(
+      "FLOPs per MAC",
+      fmt::format("{} ({}; --flops-per-mac)", FormatNumber(as.flops_per_mac),
+                  as.flops_per_mac == 2
+                      ? "1 multiply-accumulate = 2 FLOPs, the vendors' peak "
+                        "convention"
+                      : "1 multiply-accumulate = 1 FLOP, the MAC-count "
+                        "convention"));
+  std::string ce = fmt::format("{} of peak (--efficiency)",
+                               FormatNumber(as.compute_efficiency));
+  if (!hw.compute_efficiency_by_op.empty()) {
+    ce += "; per op from the hardware entry: " +
+          Overrides(hw.compute_efficiency_by_op);
+  }
+  items.emplace_back("compute efficiency", ce);
+  std::string me = fmt::format("{} of bandwidth (--memory-efficiency)",
+                               FormatNumber(as.memory_efficiency));
+  if (!hw.memory_efficiency_by_op.empty()) {
+    me += "; per op from the hardware entry: " +
+          Overrides(hw.memory_efficiency_by_op);
+  }
+  items.emplace_back("memory efficiency", me);
+  items.emplace_back("per-layer tax",
+                     fmt::format("{} per non-view layer (--layer-tax-us)",
+                                 FormatSeconds(as.per_layer_tax_s)));
+  items.emplace_back(
+      "dispatch tax",
+      fmt::format("{} once per inference ({})", FormatSeconds(as.dispatch_tax_s),
+                  as.dispatch_tax_s == hw.dispatch_tax_s
+                      ? "from the hardware entry; --dispatch-tax-us"
+                      : "--dispatch-tax-us"));
+  items.emplace_back(
+      "precision",
+      as.precision == "model dtypes"
+          ? "model dtypes (tensors priced at their own element sizes)"
+          : fmt::format("{} (every floating tensor re-priced at its element "
+                        "size)",
+                        as.precision));
+  items.emplace_back(
+      "peak", fmt::format("{} = {} (dense; {})", as.peak_precision,
+                          FormatSi(as.peak_flops_per_s, "FLOP/s"),
+                          as.peak_reason));
+  items.emplace_back("memory bandwidth",
+                     FormatSi(as.memory_bandwidth_bytes_per_s, "B/s"));
+  items.emplace_back(
+      "timing model",
+      "latency = max(T_compute, T_memory) + per-layer tax; T_compute = FLOPs "
+      "/ (efficiency x peak); T_memory = bytes / (memory efficiency x "
+      "bandwidth); model = sum of layers + dispatch tax");
+  items.emplace_back("hardware source",
+                     hw.source.empty() ? "(not given)" : hw.source);
+  return items;
+}
+
+std::vector<std::string> WarningLines(const Analysis& a) {
+  const Summary& s = a.summary;
+  std::vector<std::string> lines;
+  if (!s.unknown_ops.empty()) {
+    lines.push_back(fmt::format(
+        "{} op type(s) have no counter (0 FLOPs, bytes of their tensors): {}",
+        s.unknown_ops.size(), ListSome(s.unknown_ops, 10)));
+  }
+  if (!s.unresolved.empty()) {
+    std::vector<std::string> names;
+    for (const auto& u : s.unresolved) {
+      names.push_back(fmt::format("{} ({})", u.tensor, u.reason));
+    }
+    lines.push_back(fmt::format("{} tensor shape(s) unresolved: {}",
+                                s.unresolved.size(), ListSome(names, 5)));
+  }
+  if (!s.skipped_layers.empty()) {
+    std::vector<std::string> names;
+    for (const auto& u : s.skipped_layers) {
+      names.push_back(fmt::format("{} ({})", u.node, u.reason));
+    }
+    lines.push_back(fmt::format(
+        "{} layer(s) skipped, their time is missing from every total: {}",
+        s.skipped_layers.size(), ListSome(names, 5)));
+  }
+  return lines;
+}
+
+}  // namespace ridgeline::engine::report

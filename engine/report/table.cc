@@ -1,0 +1,58 @@
+// The default human-readable report (--format table).
+#include <algorithm>
+#include <ostream>
+
+#include "engine/report/layer_rows.h"
+#include "engine/report/report.h"
+#include "engine/report/sections.h"
+#include "engine/report/units.h"
+#include "fmt/format.h"
+#include "fmt/ostream.h"
+
+namespace ridgeline::engine::report {
+namespace {
+
+// Longest layer name shown in the text table before it is shortened.
+constexpr size_t kMaxNameWidth = 48;
+
+void WriteItems(std::string_view title, const Items& items, std::ostream& out) {
+  size_t width = 0;
+  for (const auto& [label, value] : items) width = std::max(width, label.size());
+  fmt::print(out, "\n{}\n", title);
+  for (const auto& [label, value] : items) {
+    fmt::print(out, "  {:<{}}  {}\n", label, width, value);
+  }
+}
+
+}  // namespace
+
+void WriteTable(const Analysis& analysis, const ReportOptions& options,
+                std::ostream& out) {
+  const Summary& s = analysis.summary;
+  fmt::print(out, "{} on {} ({}), batch {}, peak {} {}\n\n", analysis.model,
+             analysis.hardware.name, analysis.hardware.key, analysis.batch,
+             analysis.assumptions.peak_precision,
+             FormatSi(analysis.assumptions.peak_flops_per_s, "FLOP/s"));
+  if (options.all_layers) {
+    fmt::print(out, "All {} layers in topological order\n",
+               analysis.layers.size());
+  } else {
+    fmt::print(out,
+               "Layers by latency (top {} of {} timed; {} zero-latency views "
+               "grouped; --all-layers lists every layer)\n",
+               std::min<int64_t>(options.top, s.layers), s.layers,
+               s.view_layers);
+  }
+  fmt::print(out, "{}",
+             RenderText(BuildLayerTable(analysis, options, kMaxNameWidth)));
+  WriteItems("Summary", SummaryItems(analysis), out);
+  WriteItems("Roofline", RooflineItems(analysis), out);
+  WriteItems("Assumptions", AssumptionItems(analysis), out);
+  const std::vector<std::string> warnings = WarningLines(analysis);
+  if (!warnings.empty()) {
+    fmt::print(out, "\nWarnings\n");
+    for (const std::string& w : warnings) fmt::print(out, "  {}\n", w);
+  }
+}
+
+}  // namespace ridgeline::engine::report

@@ -1,0 +1,31 @@
+// A small table of strings rendered as aligned text, Markdown or CSV.
+#ifndef RIDGELINE_ENGINE_REPORT_TEXT_TABLE_H_
+#define RIDGELINE_ENGINE_REPORT_TEXT_TABLE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ridgeline::engine::report {
+
+struct TextTable {
+  std::vector<std::string> headers;
+  std::vector<bool> right_align;  // per column; missing entries = left
+  std::vector<std::vector<std::string>> rows;
+};
+
+// Columns padded with spaces, two spaces apart, a dashed line under the
+// header. Each line ends with '\n'; trailing spaces are trimmed.
+std::string RenderText(const TextTable& table, std::string_view indent = "");
+
+// A GitHub-flavoured Markdown table ('|' in cells escaped).
+std::string RenderMarkdown(const TextTable& table);
+
+// CSV with RFC 4180 quoting and "\n" line ends: fields with ',', '"' or a
+// line break are quoted.
+std::string RenderCsv(const TextTable& table);
+std::string CsvField(std::string_view field);
+
+}  // namespace ridgeline::engine::report
+
+#endif  // RIDGELINE_ENGINE_REPORT_TEXT_TABLE_H_

@@ -1,0 +1,27 @@
+// Human-readable numbers with their unit: "4.09 GFLOP", "25.6 MB" (decimal
+// prefixes), "12.3 us", "3.35 TB/s". Three significant digits.
+#ifndef RIDGELINE_ENGINE_REPORT_UNITS_H_
+#define RIDGELINE_ENGINE_REPORT_UNITS_H_
+
+#include <string>
+#include <string_view>
+
+namespace ridgeline::engine::report {
+
+// `value` with an SI prefix (k, M, G, T, P, E) before `unit`:
+// FormatSi(4.09e9, "FLOP") == "4.09 GFLOP"; FormatSi(0, "B") == "0 B".
+std::string FormatSi(double value, std::string_view unit);
+
+// Seconds as ns / us / ms / s: FormatSeconds(1.5e-5) == "15.0 us".
+std::string FormatSeconds(double seconds);
+
+// A plain number with three significant digits and no exponent for
+// 1e-3 <= |x| < 1e6 ("0.250", "72.8", "1843"); scientific otherwise.
+std::string FormatNumber(double value);
+
+// A fraction as a percentage: FormatPercent(0.1234) == "12.3%".
+std::string FormatPercent(double fraction);
+
+}  // namespace ridgeline::engine::report
+
+#endif  // RIDGELINE_ENGINE_REPORT_UNITS_H_

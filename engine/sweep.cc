@@ -1,0 +1,634 @@
+#include "engine/sweep.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <string>
+#include <utility>
+
+#include "engine/report/units.h"
+#include "fmt/format.h"
+#include "graph/fmt_absl.h"
+
+namespace ridgeline::engine {
+namespace {
+
+constexpr size_t kMaxPoints = 100000;
+
+// One layer's device-independent cost as an affine function of the batch:
+// value(b) = value0 + (b - batch0) * slope.
+struct LayerLine {
+  double macs0 = 0, macs_slope = 0;
+  double other0 = 0, other_slope = 0;
+  double bytes0 = 0, bytes_slope = 0;
+  double compute_efficiency = 0;  // per-op override or the global one
+  double memory_efficiency = 0;
+  bool view = false;
+};
+
+// The device side of the roofline.
+struct Pricing {
+  double peak = 0;
+  double bandwidth = 0;
+  double flops_per_mac = 2;
+  double per_layer_tax_s = 0;
+  double dispatch_tax_s = 0;
+};
+
+double Lookup(const absl::flat_hash_map<std::string, double>& by_op,
+              const std::string& op_type, double fallback) {
+  auto it = by_op.find(op_type);
+  return it == by_op.end() ? fallback : it->second;
+}
+
+// Constant lines (slope 0) from an analysis' layers on `hardware`.
+std::vector<LayerLine> LinesOf(const Analysis& a, const Hardware& hardware) {
+  std::vector<LayerLine> lines;
+  lines.reserve(a.layers.size());
+  for (const LayerResult& layer : a.layers) {
+    if (layer.skipped) continue;
+    LayerLine l;
+    l.macs0 = layer.cost.macs;
+    l.other0 = layer.cost.other_flops;
+    l.bytes0 = layer.cost.Bytes();
+    l.view = layer.cost.view;
+    l.compute_efficiency =
+        Lookup(hardware.compute_efficiency_by_op, layer.op_type,
+               a.assumptions.compute_efficiency);
+    l.memory_efficiency = Lookup(hardware.memory_efficiency_by_op,
+                                 layer.op_type, a.assumptions.memory_efficiency);
+    lines.push_back(l);
+  }
+  return lines;
+}
+
+// Analyze()'s pass 2 (engine/analysis.cc) over lines at batch offset `db`
+// (b - batch0): per layer max(T_compute, T_memory) + tax, views free, bound
+// by the largest share of time. Also fills the whole-model totals.
+SweepPoint Price(const std::vector<LayerLine>& lines, double db,
+                 const Pricing& p, WholeModelTotals* totals) {
+  double latency = 0, flops = 0, bytes = 0, macs = 0;
+  double shares[3] = {0, 0, 0};  // compute, memory, overhead
+  int64_t layers = 0, mac_layers = 0;
+  for (const LayerLine& l : lines) {
+    const double m = l.macs0 + db * l.macs_slope;
+    const double f = m * p.flops_per_mac + l.other0 + db * l.other_slope;
+    const double b = l.bytes0 + db * l.bytes_slope;
+    macs += m;
+    flops += f;
+    bytes += b;
+    if (m > 0) ++mac_layers;
+    if (l.view) continue;
+    ++layers;
+    const double tc = f / (p.peak * l.compute_efficiency);
+    const double tm = b / (p.bandwidth * l.memory_efficiency);
+    const double roof = std::max(tc, tm);
+    const double lat = roof + p.per_layer_tax_s;
+    latency += lat;
+    if (lat <= 0) continue;
+    if (p.per_layer_tax_s > roof) {
+      shares[2] += lat;
+    } else if (tm > tc) {
+      shares[1] += lat;
+    } else {
+      shares[0] += lat;
+    }
+  }
+  SweepPoint point;
+  point.latency_s = latency + p.dispatch_tax_s;
+  point.flops = flops;
+  point.bytes = bytes;
+  point.mfu = point.latency_s > 0 ? (flops / point.latency_s) / p.peak : 0;
+  const Bound bounds[] = {Bound::kCompute, Bound::kMemory, Bound::kOverhead};
+  double best = 0;
+  for (int i = 0; i < 3; ++i) {
+    if (shares[i] > best) {
+      best = shares[i];
+      point.bound = bounds[i];
+    }
+  }
+  if (totals != nullptr) {
+    totals->macs = macs;
+    totals->flops = flops;
+    totals->bytes = bytes;
+    totals->layers = layers;
+    totals->mac_layers = mac_layers;
+  }
+  return point;
+}
+
+Pricing PricingOf(const Assumptions& a) {
+  return {a.peak_flops_per_s, a.memory_bandwidth_bytes_per_s, a.flops_per_mac,
+          a.per_layer_tax_s, a.dispatch_tax_s};
+}
+
+// Fills throughput and the whole-model estimate of a priced point.
+absl::Status Finish(SweepPoint* point, int64_t batch, WholeModelTotals totals,
+                    const Assumptions& assumptions,
+                    const SweepOptions& options) {
+  point->batch = batch;
+  point->throughput_per_s =
+      point->latency_s > 0 ? static_cast<double>(batch) / point->latency_s : 0;
+  if (options.whole_model.has_value()) {
+    totals.batch = batch;
+    absl::StatusOr<WholeModelResult> w =
+        WholeModelFromTotals(totals, assumptions, *options.whole_model);
+    if (!w.ok()) return w.status();
+    point->whole_model = *w;
+  }
+  return absl::OkStatus();
+}
+
+void FindFlips(SweepResult* r) {
+  for (size_t i = 1; i < r->points.size(); ++i) {
+    if (!r->layer_flip && r->points[i].bound != r->points[i - 1].bound) {
+      r->layer_flip = i;
+    }
+    if (!r->whole_model_flip && r->points[i].whole_model &&
+        r->points[i - 1].whole_model &&
+        r->points[i].whole_model->bound != r->points[i - 1].whole_model->bound) {
+      r->whole_model_flip = i;
+    }
+  }
+}
+
+// True when `a` and `b` list the same layers (same nodes, same view/skip).
+bool SameLayers(const Analysis& a, const Analysis& b) {
+  if (a.layers.size() != b.layers.size()) return false;
+  for (size_t i = 0; i < a.layers.size(); ++i) {
+    const LayerResult& x = a.layers[i];
+    const LayerResult& y = b.layers[i];
+    if (x.node != y.node || x.name != y.name || x.skipped != y.skipped ||
+        x.cost.view != y.cost.view) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool Close(double predicted, double actual, double tolerance) {
+  return std::abs(predicted - actual) <=
+         tolerance * std::max(1.0, std::abs(actual));
+}
+
+absl::StatusOr<int64_t> ParsePositive(std::string_view text) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || ptr != end || v < 1) {
+    return absl::InvalidArgumentError(
+        fmt::format("'{}' is not a positive integer", text));
+  }
+  return v;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+std::vector<std::string_view> Split(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    size_t pos = s.find(sep, start);
+    out.push_back(Trim(s.substr(start, pos - start)));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<int64_t>> ParseBatchList(std::string_view list) {
+  std::vector<int64_t> out;
+  std::vector<std::string_view> terms = Split(list, ',');
+  auto too_many = [&]() {
+    return absl::InvalidArgumentError(
+        fmt::format("sweep has more than {} points", kMaxPoints));
+  };
+  for (size_t i = 0; i < terms.size(); ++i) {
+    std::string_view t = terms[i];
+    if (t == "...") {
+      if (out.size() < 2 || i + 1 >= terms.size() || terms[i + 1] == "...") {
+        return absl::InvalidArgumentError(
+            "'...' needs two values before it and one after it (1,2,4,...,256)");
+      }
+      absl::StatusOr<int64_t> last = ParsePositive(terms[i + 1]);
+      if (!last.ok()) return last.status();
+      const size_t n = out.size();
+      const int64_t a = out[n - 2], b = out[n - 1];
+      const bool geometric = n >= 3 && out[n - 3] * b == a * a && b > a &&
+                             b % a == 0;
+      if (geometric) {
+        const int64_t ratio = b / a;
+        for (int64_t v = b; v <= *last / ratio && v * ratio < *last;) {
+          v *= ratio;
+          out.push_back(v);
+          if (out.size() > kMaxPoints) return too_many();
+        }
+      } else {
+        const int64_t step = b - a;
+        if (step <= 0) {
+          return absl::InvalidArgumentError(
+              "'...' needs increasing values before it");
+        }
+        for (int64_t v = b + step; v < *last; v += step) {
+          out.push_back(v);
+          if (out.size() > kMaxPoints) return too_many();
+        }
+      }
+      continue;  // the value after "..." is added as the next term
+    }
+    if (t.find(':') != std::string_view::npos) {
+      std::vector<std::string_view> parts = Split(t, ':');
+      if (parts.size() > 3) {
+        return absl::InvalidArgumentError(
+            fmt::format("bad range '{}' (expected A:B or A:B:STEP)", t));
+      }
+      absl::StatusOr<int64_t> lo = ParsePositive(parts[0]);
+      absl::StatusOr<int64_t> hi = ParsePositive(parts[1]);
+      absl::StatusOr<int64_t> step =
+          parts.size() == 3 ? ParsePositive(parts[2]) : absl::StatusOr<int64_t>(1);
+      if (!lo.ok()) return lo.status();
+      if (!hi.ok()) return hi.status();
+      if (!step.ok()) return step.status();
+      if (*hi < *lo) {
+        return absl::InvalidArgumentError(
+            fmt::format("bad range '{}': end below start", t));
+      }
+      if (static_cast<size_t>((*hi - *lo) / *step) + out.size() >=
+          kMaxPoints) {
+        return too_many();
+      }
+      for (int64_t v = *lo; v <= *hi; v += *step) out.push_back(v);
+      continue;
+    }
+    absl::StatusOr<int64_t> v = ParsePositive(t);
+    if (!v.ok()) return v.status();
+    out.push_back(*v);
+    if (out.size() > kMaxPoints) return too_many();
+  }
+  if (out.empty()) return absl::InvalidArgumentError("empty batch list");
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<SweepSpec> ParseSweepSpec(std::string_view spec) {
+  const size_t eq = spec.find('=');
+  if (eq == std::string_view::npos) {
+    return absl::InvalidArgumentError(fmt::format(
+        "bad --sweep '{}' (expected batch=1,2,4,...,256 or hw=a100,h100)",
+        spec));
+  }
+  const std::string_view axis = Trim(spec.substr(0, eq));
+  const std::string_view list = spec.substr(eq + 1);
+  SweepSpec out;
+  if (axis == "batch") {
+    out.axis = SweepSpec::Axis::kBatch;
+    absl::StatusOr<std::vector<int64_t>> batches = ParseBatchList(list);
+    if (!batches.ok()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "bad --sweep '{}': {}", spec, MessageOf(batches.status())));
+    }
+    out.batches = std::move(*batches);
+    return out;
+  }
+  if (axis == "hw" || axis == "hardware") {
+    out.axis = SweepSpec::Axis::kHardware;
+    for (std::string_view name : Split(list, ',')) {
+      if (name.empty()) {
+        return absl::InvalidArgumentError(
+            fmt::format("bad --sweep '{}': empty device name", spec));
+      }
+      out.hardware.emplace_back(name);
+    }
+    return out;
+  }
+  return absl::InvalidArgumentError(fmt::format(
+      "bad --sweep '{}': axis must be batch or hw (got '{}')", spec, axis));
+}
+
+SweepPoint PricePoint(const Analysis& analysis, const Hardware& hardware,
+                      double peak_flops_per_s, double dispatch_tax_s) {
+  Pricing p = PricingOf(analysis.assumptions);
+  p.peak = peak_flops_per_s;
+  p.bandwidth = hardware.memory_bandwidth_bytes_per_s;
+  p.dispatch_tax_s = dispatch_tax_s;
+  SweepPoint point = Price(LinesOf(analysis, hardware), 0, p, nullptr);
+  point.batch = analysis.batch;
+  point.hardware = hardware.key;
+  point.throughput_per_s =
+      point.latency_s > 0
+          ? static_cast<double>(analysis.batch) / point.latency_s
+          : 0;
+  return point;
+}
+
+absl::StatusOr<SweepResult> SweepBatch(const AnalyzeAtBatch& analyze,
+                                       const std::vector<int64_t>& batches,
+                                       const SweepOptions& options) {
+  if (batches.empty()) return absl::InvalidArgumentError("empty batch sweep");
+  for (int64_t b : batches) {
+    if (b < 1) {
+      return absl::InvalidArgumentError(
+          fmt::format("batch must be >= 1 (got {})", b));
+    }
+  }
+  SweepResult result;
+  result.axis = SweepSpec::Axis::kBatch;
+
+  // Fallback: analyze every point in full.
+  auto analyze_each = [&]() -> absl::Status {
+    result.points.clear();
+    for (int64_t b : batches) {
+      absl::StatusOr<Analysis> a = analyze(b);
+      ++result.analyses;
+      if (!a.ok()) return a.status();
+      SweepPoint point = Price(LinesOf(*a, a->hardware), 0,
+                               PricingOf(a->assumptions), nullptr);
+      point.hardware = a->hardware.key;
+      WholeModelTotals totals = TotalsOf(*a);
+      if (absl::Status s = Finish(&point, b, totals, a->assumptions, options);
+          !s.ok()) {
+        return s;
+      }
+      result.points.push_back(std::move(point));
+    }
+    return absl::OkStatus();
+  };
+
+  const int64_t b1 = 1, b2 = 2;
+  const int64_t bmax = *std::max_element(batches.begin(), batches.end());
+  absl::StatusOr<Analysis> a1 = analyze(b1);
+  ++result.analyses;
+  if (!a1.ok()) return a1.status();
+  absl::StatusOr<Analysis> a2 = analyze(b2);
+  ++result.analyses;
+  if (!a2.ok()) return a2.status();
+  if (!SameLayers(*a1, *a2)) {
+    if (absl::Status s = analyze_each(); !s.ok()) return s;
+    FindFlips(&result);
+    return result;
+  }
+
+  // Lines through the two analyses.
+  std::vector<LayerLine> lines;
+  std::vector<const LayerResult*> kept;
+  lines.reserve(a1->layers.size());
+  const Hardware& hw = a1->hardware;
+  const Assumptions& as = a1->assumptions;
+  for (size_t i = 0; i < a1->layers.size(); ++i) {
+    const LayerResult& x = a1->layers[i];
+    const LayerResult& y = a2->layers[i];
+    if (x.skipped) continue;
+    const double db = static_cast<double>(b2 - b1);
+    LayerLine l;
+    l.macs0 = x.cost.macs;
+    l.macs_slope = (y.cost.macs - x.cost.macs) / db;
+    l.other0 = x.cost.other_flops;
+    l.other_slope = (y.cost.other_flops - x.cost.other_flops) / db;
+    l.bytes0 = x.cost.Bytes();
+    l.bytes_slope = (y.cost.Bytes() - x.cost.Bytes()) / db;
+    l.view = x.cost.view;
+    l.compute_efficiency = Lookup(hw.compute_efficiency_by_op, x.op_type,
+                                  as.compute_efficiency);
+    l.memory_efficiency = Lookup(hw.memory_efficiency_by_op, x.op_type,
+                                 as.memory_efficiency);
+    lines.push_back(l);
+    kept.push_back(&x);
+  }
+
+  // Verify at the largest batch.
+  bool affine = true;
+  if (bmax > b2) {
+    absl::StatusOr<Analysis> a3 = analyze(bmax);
+    ++result.analyses;
+    if (!a3.ok()) return a3.status();
+    if (!SameLayers(*a1, *a3)) {
+      affine = false;
+    } else {
+      const double db = static_cast<double>(bmax - b1);
+      size_t k = 0;
+      for (const LayerResult& z : a3->layers) {
+        if (z.skipped) continue;
+        const LayerLine& l = lines[k];
+        const bool ok =
+            Close(l.macs0 + db * l.macs_slope, z.cost.macs,
+                  options.affine_tolerance) &&
+            Close(l.other0 + db * l.other_slope, z.cost.other_flops,
+                  options.affine_tolerance) &&
+            Close(l.bytes0 + db * l.bytes_slope, z.cost.Bytes(),
+                  options.affine_tolerance);
+        if (!ok) {
+          affine = false;
+          if (result.non_affine_layers.size() < 10) {
+            result.non_affine_layers.push_back(kept[k]->name);
+          }
+        }
+        ++k;
+      }
+    }
+  }
+  if (!affine) {
+    if (absl::Status s = analyze_each(); !s.ok()) return s;
+    FindFlips(&result);
+    return result;
+  }
+
+  result.interpolated = true;
+  const Pricing pricing = PricingOf(as);
+  WholeModelTotals totals = TotalsOf(*a1);
+  result.points.reserve(batches.size());
+  for (int64_t b : batches) {
+    SweepPoint point =
+        Price(lines, static_cast<double>(b - b1), pricing, &totals);
+    point.hardware = hw.key;
+    if (absl::Status s = Finish(&point, b, totals, as, options); !s.ok()) {
+      return s;
+    }
+    result.points.push_back(std::move(point));
+  }
+  FindFlips(&result);
+  return result;
+}
+
+absl::StatusOr<SweepResult> SweepHardware(
+    const Analysis& base, const AnalyzeOptions& options,
+    const std::vector<Hardware>& devices, const AnalyzeOnHardware& analyze_on,
+    const SweepOptions& sweep_options) {
+  if (devices.empty()) return absl::InvalidArgumentError("empty device sweep");
+  SweepResult result;
+  result.axis = SweepSpec::Axis::kHardware;
+  const bool reprice = !options.precision.empty() && options.pricer == nullptr;
+  for (const Hardware& hw : devices) {
+    if (reprice) {
+      absl::StatusOr<double> peak = hw.PeakFlops(options.precision);
+      if (!peak.ok()) {
+        return absl::InvalidArgumentError(fmt::format(
+            "precision {} is not supported by {}: {}", options.precision,
+            hw.name, MessageOf(peak.status())));
+      }
+      if (!(hw.memory_bandwidth_bytes_per_s > 0)) {
+        return absl::InvalidArgumentError(
+            fmt::format("hardware '{}' has no memory bandwidth", hw.name));
+      }
+      const double dispatch = options.dispatch_tax_s.value_or(hw.dispatch_tax_s);
+      Pricing p = PricingOf(base.assumptions);
+      p.peak = *peak;
+      p.bandwidth = hw.memory_bandwidth_bytes_per_s;
+      p.dispatch_tax_s = dispatch;
+      WholeModelTotals totals = TotalsOf(base);
+      SweepPoint point = Price(LinesOf(base, hw), 0, p, nullptr);
+      point.hardware = hw.key;
+      Assumptions a = base.assumptions;
+      a.peak_flops_per_s = *peak;
+      a.memory_bandwidth_bytes_per_s = hw.memory_bandwidth_bytes_per_s;
+      a.dispatch_tax_s = dispatch;
+      if (absl::Status s = Finish(&point, base.batch, totals, a, sweep_options);
+          !s.ok()) {
+        return s;
+      }
+      result.points.push_back(std::move(point));
+      continue;
+    }
+    absl::StatusOr<Analysis> a = analyze_on(hw);
+    ++result.analyses;
+    if (!a.ok()) return a.status();
+    SweepPoint point = Price(LinesOf(*a, hw), 0, PricingOf(a->assumptions),
+                             nullptr);
+    point.hardware = hw.key;
+    if (absl::Status s = Finish(&point, a->batch, TotalsOf(*a), a->assumptions,
+                                sweep_options);
+        !s.ok()) {
+      return s;
+    }
+    result.points.push_back(std::move(point));
+  }
+  FindFlips(&result);
+  return result;
+}
+
+std::string FormatSweep(const SweepResult& r) {
+  using report::FormatNumber;
+  using report::FormatPercent;
+  using report::FormatSeconds;
+  const bool by_batch = r.axis == SweepSpec::Axis::kBatch;
+  const bool whole = !r.points.empty() && r.points.front().whole_model;
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header = {by_batch ? "batch" : "hardware",
+                                     "latency", "throughput", "bound", "MFU"};
+  if (whole) {
+    const std::string m(
+        WholeModelMethodName(r.points.front().whole_model->method));
+    for (const char* h : {"latency", "throughput", "bound", "MFU"}) {
+      header.push_back(fmt::format("{} ({})", h, m));
+    }
+  }
+  rows.push_back(header);
+  for (const SweepPoint& p : r.points) {
+    std::vector<std::string> row = {
+        by_batch ? fmt::format("{}", p.batch) : p.hardware,
+        FormatSeconds(p.latency_s),
+        fmt::format("{}/s", FormatNumber(p.throughput_per_s)),
+        std::string(BoundName(p.bound)), FormatPercent(p.mfu)};
+    if (whole && p.whole_model) {
+      const WholeModelResult& w = *p.whole_model;
+      row.push_back(FormatSeconds(w.latency_s));
+      row.push_back(fmt::format("{}/s", FormatNumber(w.throughput_per_s)));
+      row.push_back(std::string(BoundName(w.bound)));
+      row.push_back(FormatPercent(w.mfu));
+    }
+    rows.push_back(std::move(row));
+  }
+  std::vector<size_t> widths(header.size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) {
+      out += i == 0 ? fmt::format("{:<{}}", row[i], widths[i])
+                    : fmt::format("  {:>{}}", row[i], widths[i]);
+    }
+    out += "\n";
+  }
+  auto flip_line = [&](std::optional<size_t> flip, bool whole_model,
+                       std::string_view what) {
+    if (!flip) {
+      const SweepPoint& p = r.points.front();
+      const Bound b = whole_model ? p.whole_model->bound : p.bound;
+      return fmt::format("{} bound: {} at every point\n", what, BoundName(b));
+    }
+    const SweepPoint& before = r.points[*flip - 1];
+    const SweepPoint& after = r.points[*flip];
+    const Bound b0 = whole_model ? before.whole_model->bound : before.bound;
+    const Bound b1 = whole_model ? after.whole_model->bound : after.bound;
+    return fmt::format(
+        "{} bound flips from {} to {} at {} {}\n", what, BoundName(b0),
+        BoundName(b1), by_batch ? "batch" : "device",
+        by_batch ? fmt::format("{}", after.batch) : after.hardware);
+  };
+  out += flip_line(r.layer_flip, false, "layer-level");
+  if (whole) {
+    out += flip_line(
+        r.whole_model_flip, true,
+        fmt::format("whole-model ({})",
+                    WholeModelMethodName(r.points.front().whole_model->method)));
+  }
+  if (by_batch) {
+    out += r.interpolated
+               ? fmt::format("(costs interpolated from {} analyses: every "
+                             "layer is affine in the batch)\n",
+                             r.analyses)
+               : fmt::format("({} full analyses: {})\n", r.analyses,
+                             r.non_affine_layers.empty()
+                                 ? std::string("layer lists differ by batch")
+                                 : fmt::format("not affine in the batch: {}",
+                                               r.non_affine_layers.front()));
+  }
+  return out;
+}
+
+nlohmann::json SweepJson(const SweepResult& r) {
+  const bool by_batch = r.axis == SweepSpec::Axis::kBatch;
+  nlohmann::json points = nlohmann::json::array();
+  for (const SweepPoint& p : r.points) {
+    nlohmann::json j = nlohmann::json::object();
+    j["batch"] = p.batch;
+    j["hardware"] = p.hardware;
+    j["latency_s"] = p.latency_s;
+    j["throughput_per_s"] = p.throughput_per_s;
+    j["bound"] = std::string(BoundName(p.bound));
+    j["mfu"] = p.mfu;
+    j["flops"] = p.flops;
+    j["bytes"] = p.bytes;
+    if (p.whole_model) j["whole_model"] = WholeModelJson(*p.whole_model);
+    points.push_back(std::move(j));
+  }
+  auto flip = [&](std::optional<size_t> i, bool whole_model) -> nlohmann::json {
+    if (!i) return nullptr;
+    const SweepPoint& before = r.points[*i - 1];
+    const SweepPoint& after = r.points[*i];
+    nlohmann::json j = nlohmann::json::object();
+    j[by_batch ? "batch" : "hardware"] =
+        by_batch ? nlohmann::json(after.batch) : nlohmann::json(after.hardware);
+    j["from"] = std::string(
+        BoundName(whole_model ? before.whole_model->bound : before.bound));
+    j["to"] = std::string(
+        BoundName(whole_model ? after.whole_model->bound : after.bound));
+    return j;
+  };
+  nlohmann::json out = nlohmann::json::object();
+  out["axis"] = by_batch ? "batch" : "hw";
+  out["points"] = std::move(points);
+  out["bound_flip"] = flip(r.layer_flip, false);
+  out["whole_model_bound_flip"] = flip(r.whole_model_flip, true);
+  out["interpolated"] = r.interpolated;
+  return out;
+}
+
+}  // namespace ridgeline::engine

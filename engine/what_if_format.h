@@ -1,0 +1,25 @@
+// Number formatting shared by the what-if renderers (fusion, quantization,
+// --what-if tables): three significant digits with an SI prefix; bytes in
+// decimal units (1 MB = 10^6 B) like the vendors' bandwidth figures.
+#ifndef RIDGELINE_ENGINE_WHAT_IF_FORMAT_H_
+#define RIDGELINE_ENGINE_WHAT_IF_FORMAT_H_
+
+#include <string>
+#include <string_view>
+
+namespace ridgeline::engine {
+
+// "12.3 us", "4.56 ms", "1.20 s", "0 s".
+std::string FormatTime(double seconds);
+// "1.23 MB", "512 B".
+std::string FormatBytes(double bytes);
+// "4.09 GFLOP".
+std::string FormatFlops(double flops);
+// "1.23x".
+std::string FormatSpeedup(double speedup);
+// `text` cut to `width` characters with a leading "..." when longer.
+std::string Elide(std::string_view text, size_t width);
+
+}  // namespace ridgeline::engine
+
+#endif  // RIDGELINE_ENGINE_WHAT_IF_FORMAT_H_

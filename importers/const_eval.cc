@@ -1,0 +1,736 @@
+// Constant folding over small tensors. Each fold function reads the folded
+// values of its inputs (InferContext::ints / floats) and writes those of its
+// outputs, whose dims the shape function already set. Integer and bool
+// tensors are evaluated in int64, floating ones in double.
+#include "importers/const_eval.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string_view>
+
+#include "importers/shapes/registry.h"
+#include "importers/shapes/slice.h"
+#include "importers/shapes/util.h"
+
+namespace ridgeline::importers {
+
+namespace {
+
+double HalfToDouble(uint16_t h) {
+  const int sign = (h >> 15) & 1;
+  const int exp = (h >> 10) & 0x1f;
+  const int frac = h & 0x3ff;
+  double v;
+  if (exp == 0) {
+    v = std::ldexp(frac, -24);
+  } else if (exp == 31) {
+    v = frac == 0 ? std::numeric_limits<double>::infinity()
+                  : std::numeric_limits<double>::quiet_NaN();
+  } else {
+    v = std::ldexp(frac + 1024, exp - 25);
+  }
+  return sign ? -v : v;
+}
+
+double BFloat16ToDouble(uint16_t b) {
+  const uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+}  // namespace
+
+std::optional<std::vector<double>> TensorProtoFloats(
+    const onnx::TensorProto& proto, int64_t max_elements) {
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    return std::nullopt;
+  }
+  int64_t count = 1;
+  for (int64_t d : proto.dims()) {
+    if (d < 0 || d > max_elements) return std::nullopt;
+    count *= d;
+    if (count > max_elements) return std::nullopt;
+  }
+  std::vector<double> values;
+  values.reserve(count);
+  const std::string& raw = proto.raw_data();
+  const bool has_raw = proto.has_raw_data();
+  auto check = [&](size_t width) {
+    return raw.size() == static_cast<size_t>(count) * width;
+  };
+  switch (proto.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      if (has_raw) {
+        if (!check(4)) return std::nullopt;
+        for (int64_t i = 0; i < count; ++i) {
+          float f;
+          std::memcpy(&f, raw.data() + 4 * i, 4);
+          values.push_back(f);
+        }
+      } else {
+        values.assign(proto.float_data().begin(), proto.float_data().end());
+      }
+      break;
+    case onnx::TensorProto::DOUBLE:
+      if (has_raw) {
+        if (!check(8)) return std::nullopt;
+        for (int64_t i = 0; i < count; ++i) {
+          double f;
+          std::memcpy(&f, raw.data() + 8 * i, 8);
+          values.push_back(f);
+        }
+      } else {
+        values.assign(proto.double_data().begin(), proto.double_data().end());
+      }
+      break;
+    case onnx::TensorProto::FLOAT16:
+    case onnx::TensorProto::BFLOAT16: {
+      const bool half = proto.data_type() == onnx::TensorProto::FLOAT16;
+      auto convert = [&](uint16_t bits) {
+        values.push_back(half ? HalfToDouble(bits) : BFloat16ToDouble(bits));
+      };
+      if (has_raw) {
+        if (!check(2)) return std::nullopt;
+        for (int64_t i = 0; i < count; ++i) {
+          uint16_t bits;
+          std::memcpy(&bits, raw.data() + 2 * i, 2);
+          convert(bits);
+        }
+      } else {
+        for (int32_t bits : proto.int32_data()) {
+          convert(static_cast<uint16_t>(bits));
+        }
+      }
+      break;
+    }
+    default:
+      return std::nullopt;
+  }
+  if (static_cast<int64_t>(values.size()) != count) return std::nullopt;
+  return values;
+}
+
+namespace shapes {
+namespace {
+
+using graph::DType;
+using graph::Dims;
+
+// Row-major strides of dims.
+std::vector<int64_t> Strides(const Dims& dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
+  return s;
+}
+
+// For each element of `out`, the flat index of the element of `in` (which
+// broadcasts to `out`) that it reads.
+std::vector<int64_t> BroadcastIndex(const Dims& in, const Dims& out) {
+  const int64_t n = Product(out, 0, out.size());
+  std::vector<int64_t> index(n, 0);
+  const std::vector<int64_t> in_strides = Strides(in);
+  const size_t offset = out.size() - in.size();
+  std::vector<int64_t> pos(out.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t flat = 0;
+    for (size_t d = 0; d < in.size(); ++d) {
+      if (in[d] != 1) flat += pos[d + offset] * in_strides[d];
+    }
+    index[k] = flat;
+    for (size_t d = out.size(); d-- > 0;) {
+      if (++pos[d] < out[d]) break;
+      pos[d] = 0;
+    }
+  }
+  return index;
+}
+
+// One input's folded values, read through a broadcast index.
+struct Operand {
+  const std::vector<int64_t>* ints = nullptr;
+  const std::vector<double>* floats = nullptr;
+  std::vector<int64_t> index;
+
+  double D(size_t k) const {
+    const int64_t j = index[k];
+    return floats != nullptr ? (*floats)[j] : static_cast<double>((*ints)[j]);
+  }
+  int64_t I(size_t k) const {
+    const int64_t j = index[k];
+    return floats != nullptr ? static_cast<int64_t>((*floats)[j])
+                             : (*ints)[j];
+  }
+};
+
+bool LoadOperand(const InferContext& ctx, size_t i, const Dims& out,
+                 Operand* op) {
+  op->ints = ctx.ints(i);
+  op->floats = ctx.floats(i);
+  if (op->ints == nullptr && op->floats == nullptr) return false;
+  if (ctx.dims(i).size() > out.size()) return false;
+  op->index = BroadcastIndex(ctx.dims(i), out);
+  return true;
+}
+
+const Dims& OutDims(const InferContext& ctx, size_t i = 0) {
+  return ctx.output(i).dims;
+}
+
+bool IsFloatOut(const InferContext& ctx, size_t i = 0) {
+  return graph::IsFloating(ctx.output(i).dtype);
+}
+
+// Elementwise n-ary folding with per-op scalar functions.
+template <typename IntFn, typename FloatFn>
+bool FoldElementwise(InferContext& ctx, IntFn int_fn, FloatFn float_fn) {
+  const Dims& out = OutDims(ctx);
+  std::vector<Operand> ops(ctx.num_inputs());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!ctx.has_input(i) || !LoadOperand(ctx, i, out, &ops[i])) return false;
+  }
+  const size_t n = static_cast<size_t>(Product(out, 0, out.size()));
+  bool any_float_in = false;
+  for (const Operand& op : ops) any_float_in |= op.floats != nullptr;
+  if (IsFloatOut(ctx) || any_float_in) {
+    std::vector<double> v(n);
+    for (size_t k = 0; k < n; ++k) {
+      if (!float_fn(ops, k, &v[k])) return false;
+    }
+    if (IsFloatOut(ctx)) {
+      ctx.SetFloats(0, std::move(v));
+    } else {
+      std::vector<int64_t> iv(n);
+      for (size_t k = 0; k < n; ++k) iv[k] = static_cast<int64_t>(v[k]);
+      ctx.SetInts(0, std::move(iv));
+    }
+    return true;
+  }
+  std::vector<int64_t> v(n);
+  for (size_t k = 0; k < n; ++k) {
+    if (!int_fn(ops, k, &v[k])) return false;
+  }
+  ctx.SetInts(0, std::move(v));
+  return true;
+}
+
+bool FoldBinary(InferContext& ctx) {
+  const std::string& op = ctx.node().op_type;
+  const bool fmod = ctx.node().GetInt("fmod", 0) != 0;
+  auto int_fn = [&](const std::vector<Operand>& o, size_t k, int64_t* r) {
+    const int64_t a = o[0].I(k);
+    const int64_t b = o[1].I(k);
+    if (op == "Add") return !__builtin_add_overflow(a, b, r);
+    if (op == "Sub") return !__builtin_sub_overflow(a, b, r);
+    if (op == "Mul") return !__builtin_mul_overflow(a, b, r);
+    if (op == "Div") {
+      if (b == 0 || (a == INT64_MIN && b == -1)) return false;
+      *r = a / b;
+      return true;
+    }
+    if (op == "Mod") {
+      if (b == 0 || (a == INT64_MIN && b == -1)) return false;
+      int64_t m = a % b;
+      if (!fmod && m != 0 && ((m < 0) != (b < 0))) m += b;
+      *r = m;
+      return true;
+    }
+    if (op == "Pow") {
+      if (b < 0) return false;
+      int64_t p = 1;
+      for (int64_t i = 0; i < b; ++i) {
+        if (__builtin_mul_overflow(p, a, &p)) return false;
+      }
+      *r = p;
+      return true;
+    }
+    if (op == "BitShift") {
+      if (b < 0 || b > 63) return false;
+      *r = ctx.node().GetString("direction", "LEFT") == "LEFT"
+               ? static_cast<int64_t>(static_cast<uint64_t>(a) << b)
+               : static_cast<int64_t>(static_cast<uint64_t>(a) >> b);
+      return true;
+    }
+    if (op == "BitwiseAnd") { *r = a & b; return true; }
+    if (op == "BitwiseOr") { *r = a | b; return true; }
+    if (op == "BitwiseXor") { *r = a ^ b; return true; }
+    return false;
+  };
+  auto float_fn = [&](const std::vector<Operand>& o, size_t k, double* r) {
+    const double a = o[0].D(k);
+    const double b = o[1].D(k);
+    if (op == "Add") *r = a + b;
+    else if (op == "Sub") *r = a - b;
+    else if (op == "Mul") *r = a * b;
+    else if (op == "Div") *r = a / b;
+    else if (op == "Mod") *r = fmod ? std::fmod(a, b)
+                                    : a - b * std::floor(a / b);
+    else if (op == "Pow") *r = std::pow(a, b);
+    else return false;
+    return std::isfinite(*r);
+  };
+  return FoldElementwise(ctx, int_fn, float_fn);
+}
+
+// Max, Min, Sum, Mean over any number of inputs.
+bool FoldVariadic(InferContext& ctx) {
+  const std::string& op = ctx.node().op_type;
+  auto int_fn = [&](const std::vector<Operand>& o, size_t k, int64_t* r) {
+    int64_t acc = o[0].I(k);
+    for (size_t i = 1; i < o.size(); ++i) {
+      const int64_t v = o[i].I(k);
+      if (op == "Max") acc = std::max(acc, v);
+      else if (op == "Min") acc = std::min(acc, v);
+      else if (__builtin_add_overflow(acc, v, &acc)) return false;
+    }
+    if (op == "Mean") acc /= static_cast<int64_t>(o.size());
+    *r = acc;
+    return true;
+  };
+  auto float_fn = [&](const std::vector<Operand>& o, size_t k, double* r) {
+    double acc = o[0].D(k);
+    for (size_t i = 1; i < o.size(); ++i) {
+      const double v = o[i].D(k);
+      if (op == "Max") acc = std::max(acc, v);
+      else if (op == "Min") acc = std::min(acc, v);
+      else acc += v;
+    }
+    if (op == "Mean") acc /= static_cast<double>(o.size());
+    *r = acc;
+    return true;
+  };
+  return FoldElementwise(ctx, int_fn, float_fn);
+}
+
+bool FoldCompare(InferContext& ctx) {
+  const std::string& op = ctx.node().op_type;
+  const Dims& out = OutDims(ctx);
+  Operand a, b;
+  if (!LoadOperand(ctx, 0, out, &a) || !LoadOperand(ctx, 1, out, &b)) {
+    return false;
+  }
+  const bool use_float = a.floats != nullptr || b.floats != nullptr;
+  const size_t n = static_cast<size_t>(Product(out, 0, out.size()));
+  std::vector<int64_t> v(n);
+  for (size_t k = 0; k < n; ++k) {
+    int c;
+    if (use_float) {
+      const double x = a.D(k), y = b.D(k);
+      if (op == "Equal") c = x == y;
+      else if (op == "Less") c = x < y;
+      else if (op == "LessOrEqual") c = x <= y;
+      else if (op == "Greater") c = x > y;
+      else if (op == "GreaterOrEqual") c = x >= y;
+      else return false;
+    } else {
+      const int64_t x = a.I(k), y = b.I(k);
+      if (op == "Equal") c = x == y;
+      else if (op == "Less") c = x < y;
+      else if (op == "LessOrEqual") c = x <= y;
+      else if (op == "Greater") c = x > y;
+      else if (op == "GreaterOrEqual") c = x >= y;
+      else if (op == "And") c = (x != 0) && (y != 0);
+      else if (op == "Or") c = (x != 0) || (y != 0);
+      else if (op == "Xor") c = (x != 0) != (y != 0);
+      else return false;
+    }
+    v[k] = c;
+  }
+  ctx.SetInts(0, std::move(v));
+  return true;
+}
+
+bool FoldWhere(InferContext& ctx) {
+  auto int_fn = [](const std::vector<Operand>& o, size_t k, int64_t* r) {
+    *r = o[0].I(k) != 0 ? o[1].I(k) : o[2].I(k);
+    return true;
+  };
+  auto float_fn = [](const std::vector<Operand>& o, size_t k, double* r) {
+    *r = o[0].I(k) != 0 ? o[1].D(k) : o[2].D(k);
+    return true;
+  };
+  return FoldElementwise(ctx, int_fn, float_fn);
+}
+
+bool FoldUnary(InferContext& ctx) {
+  const std::string& op = ctx.node().op_type;
+  auto int_fn = [&](const std::vector<Operand>& o, size_t k, int64_t* r) {
+    const int64_t a = o[0].I(k);
+    if (op == "Neg") *r = -a;
+    else if (op == "Abs") *r = a < 0 ? -a : a;
+    else if (op == "Not") *r = a == 0;
+    else if (op == "Sign") *r = (a > 0) - (a < 0);
+    else if (op == "Relu") *r = std::max<int64_t>(a, 0);
+    else if (op == "BitwiseNot") *r = ~a;
+    else if (op == "Floor" || op == "Ceil" || op == "Round") *r = a;
+    else return false;
+    return true;
+  };
+  auto float_fn = [&](const std::vector<Operand>& o, size_t k, double* r) {
+    const double a = o[0].D(k);
+    if (op == "Neg") *r = -a;
+    else if (op == "Abs") *r = std::fabs(a);
+    else if (op == "Floor") *r = std::floor(a);
+    else if (op == "Ceil") *r = std::ceil(a);
+    else if (op == "Round") *r = std::nearbyint(a);  // half to even
+    else if (op == "Sqrt") *r = std::sqrt(a);
+    else if (op == "Reciprocal") *r = 1.0 / a;
+    else if (op == "Sign") *r = (a > 0) - (a < 0);
+    else if (op == "Relu") *r = std::max(a, 0.0);
+    else if (op == "Exp") *r = std::exp(a);
+    else if (op == "Log") *r = std::log(a);
+    else if (op == "Not") *r = a == 0;
+    else return false;
+    return std::isfinite(*r);
+  };
+  return FoldElementwise(ctx, int_fn, float_fn);
+}
+
+// Clip(x, min, max) with optional bounds (attributes before opset 11).
+bool FoldClip(InferContext& ctx) {
+  std::vector<double> x, lo, hi;
+  if (!ctx.ValuesAsDouble(0, &x)) return false;
+  double min = ctx.node().GetFloat("min", -INFINITY);
+  double max = ctx.node().GetFloat("max", INFINITY);
+  if (ctx.has_input(1)) {
+    if (!ctx.ValuesAsDouble(1, &lo) || lo.size() != 1) return false;
+    min = lo[0];
+  }
+  if (ctx.has_input(2)) {
+    if (!ctx.ValuesAsDouble(2, &hi) || hi.size() != 1) return false;
+    max = hi[0];
+  }
+  for (double& v : x) v = std::min(std::max(v, min), max);
+  if (IsFloatOut(ctx)) {
+    ctx.SetFloats(0, std::move(x));
+  } else {
+    ctx.SetInts(0, std::vector<int64_t>(x.begin(), x.end()));
+  }
+  return true;
+}
+
+// Ops whose output holds the input's values unchanged (Identity, Reshape,
+// Flatten, Squeeze, Unsqueeze, Dropout, Cast, CastLike).
+bool FoldCopy(InferContext& ctx) {
+  const bool float_out = IsFloatOut(ctx);
+  const DType to = ctx.output(0).dtype;
+  if (const std::vector<int64_t>* v = ctx.ints(0)) {
+    if (float_out) {
+      ctx.SetFloats(0, std::vector<double>(v->begin(), v->end()));
+    } else if (to == DType::kBool) {
+      std::vector<int64_t> b(v->size());
+      for (size_t i = 0; i < v->size(); ++i) b[i] = (*v)[i] != 0;
+      ctx.SetInts(0, std::move(b));
+    } else {
+      ctx.SetInts(0, *v);
+    }
+    return true;
+  }
+  if (const std::vector<double>* f = ctx.floats(0)) {
+    if (float_out) {
+      ctx.SetFloats(0, *f);
+    } else {
+      std::vector<int64_t> iv(f->size());
+      for (size_t i = 0; i < f->size(); ++i) {
+        if (!std::isfinite((*f)[i])) return false;
+        iv[i] = to == DType::kBool ? (*f)[i] != 0
+                                   : static_cast<int64_t>((*f)[i]);
+      }
+      ctx.SetInts(0, std::move(iv));
+    }
+    return true;
+  }
+  return false;
+}
+
+// Gathers input 0's values at the given flat indices into output `out`.
+bool EmitGathered(InferContext& ctx, size_t out,
+                  const std::vector<int64_t>& flat) {
+  if (const std::vector<int64_t>* v = ctx.ints(0)) {
+    std::vector<int64_t> r(flat.size());
+    for (size_t i = 0; i < flat.size(); ++i) r[i] = (*v)[flat[i]];
+    ctx.SetInts(out, std::move(r));
+    return true;
+  }
+  if (const std::vector<double>* f = ctx.floats(0)) {
+    std::vector<double> r(flat.size());
+    for (size_t i = 0; i < flat.size(); ++i) r[i] = (*f)[flat[i]];
+    ctx.SetFloats(out, std::move(r));
+    return true;
+  }
+  return false;
+}
+
+// Calls fn(pos) for each multi-index of dims in row-major order.
+template <typename Fn>
+void ForEachIndex(const Dims& dims, Fn fn) {
+  const int64_t n = Product(dims, 0, dims.size());
+  std::vector<int64_t> pos(dims.size(), 0);
+  for (int64_t k = 0; k < n; ++k) {
+    fn(pos);
+    for (size_t d = dims.size(); d-- > 0;) {
+      if (++pos[d] < dims[d]) break;
+      pos[d] = 0;
+    }
+  }
+}
+
+bool FoldGather(InferContext& ctx) {
+  const std::vector<int64_t>* indices = ctx.ints(1);
+  if (indices == nullptr) return false;
+  const Dims& data = ctx.dims(0);
+  absl::StatusOr<int64_t> axis = NormalizeAxis(
+      ctx.node().GetInt("axis", 0), static_cast<int64_t>(data.size()));
+  if (!axis.ok()) return false;
+  const int64_t outer = Product(data, 0, *axis);
+  const int64_t dim = data[*axis];
+  const int64_t inner = Product(data, *axis + 1, data.size());
+  std::vector<int64_t> flat;
+  flat.reserve(outer * indices->size() * inner);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t idx : *indices) {
+      if (idx < 0) idx += dim;
+      if (idx < 0 || idx >= dim) return false;
+      for (int64_t i = 0; i < inner; ++i) {
+        flat.push_back((o * dim + idx) * inner + i);
+      }
+    }
+  }
+  return EmitGathered(ctx, 0, flat);
+}
+
+bool FoldConcat(InferContext& ctx) {
+  const Dims& out = OutDims(ctx);
+  absl::StatusOr<int64_t> axis = NormalizeAxis(
+      ctx.node().GetInt("axis", 0), static_cast<int64_t>(out.size()));
+  if (!axis.ok()) return false;
+  const int64_t outer = Product(out, 0, *axis);
+  const bool float_out = IsFloatOut(ctx);
+  std::vector<int64_t> iv;
+  std::vector<double> fv;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+      if (!ctx.has_input(i)) continue;
+      const Dims& d = ctx.dims(i);
+      const int64_t chunk = Product(d, *axis, d.size());
+      const std::vector<int64_t>* v = ctx.ints(i);
+      const std::vector<double>* f = ctx.floats(i);
+      if (v == nullptr && f == nullptr) return false;
+      for (int64_t k = o * chunk; k < (o + 1) * chunk; ++k) {
+        if (float_out) {
+          fv.push_back(f != nullptr ? (*f)[k] : static_cast<double>((*v)[k]));
+        } else {
+          iv.push_back(v != nullptr ? (*v)[k] : static_cast<int64_t>((*f)[k]));
+        }
+      }
+    }
+  }
+  if (float_out) {
+    ctx.SetFloats(0, std::move(fv));
+  } else {
+    ctx.SetInts(0, std::move(iv));
+  }
+  return true;
+}
+
+bool FoldSlice(InferContext& ctx) {
+  SliceSpec spec;
+  if (!ComputeSlice(ctx, &spec).ok()) return false;
+  const std::vector<int64_t> strides = Strides(ctx.dims(0));
+  std::vector<int64_t> flat;
+  ForEachIndex(spec.out_dims, [&](const std::vector<int64_t>& pos) {
+    int64_t f = 0;
+    for (size_t d = 0; d < pos.size(); ++d) {
+      f += (spec.start[d] + pos[d] * spec.step[d]) * strides[d];
+    }
+    flat.push_back(f);
+  });
+  return EmitGathered(ctx, 0, flat);
+}
+
+bool FoldTranspose(InferContext& ctx) {
+  const Dims& in = ctx.dims(0);
+  std::vector<int64_t> perm = ctx.node().GetInts("perm");
+  if (perm.empty()) {
+    for (size_t i = in.size(); i-- > 0;) perm.push_back(i);
+  }
+  absl::StatusOr<std::vector<int64_t>> p =
+      NormalizeAxes(perm, static_cast<int64_t>(in.size()));
+  if (!p.ok() || p->size() != in.size()) return false;
+  const std::vector<int64_t> strides = Strides(in);
+  std::vector<int64_t> flat;
+  ForEachIndex(OutDims(ctx), [&](const std::vector<int64_t>& pos) {
+    int64_t f = 0;
+    for (size_t d = 0; d < pos.size(); ++d) f += pos[d] * strides[(*p)[d]];
+    flat.push_back(f);
+  });
+  return EmitGathered(ctx, 0, flat);
+}
+
+// Expand: broadcast the input to the output dims.
+bool FoldExpand(InferContext& ctx) {
+  if (ctx.dims(0).size() > OutDims(ctx).size()) return false;
+  return EmitGathered(ctx, 0, BroadcastIndex(ctx.dims(0), OutDims(ctx)));
+}
+
+bool FoldTile(InferContext& ctx) {
+  const Dims& in = ctx.dims(0);
+  const std::vector<int64_t> strides = Strides(in);
+  std::vector<int64_t> flat;
+  ForEachIndex(OutDims(ctx), [&](const std::vector<int64_t>& pos) {
+    int64_t f = 0;
+    for (size_t d = 0; d < pos.size(); ++d) {
+      f += (pos[d] % in[d]) * strides[d];
+    }
+    flat.push_back(f);
+  });
+  return EmitGathered(ctx, 0, flat);
+}
+
+bool FoldSplit(InferContext& ctx) {
+  const Dims& in = ctx.dims(0);
+  absl::StatusOr<int64_t> axis = NormalizeAxis(
+      ctx.node().GetInt("axis", 0), static_cast<int64_t>(in.size()));
+  if (!axis.ok()) return false;
+  const std::vector<int64_t> strides = Strides(in);
+  int64_t offset = 0;
+  for (size_t o = 0; o < ctx.num_outputs(); ++o) {
+    if (!ctx.has_output(o)) continue;
+    const Dims& out = OutDims(ctx, o);
+    std::vector<int64_t> flat;
+    ForEachIndex(out, [&](const std::vector<int64_t>& pos) {
+      int64_t f = 0;
+      for (size_t d = 0; d < pos.size(); ++d) {
+        f += (pos[d] + (static_cast<int64_t>(d) == *axis ? offset : 0)) *
+             strides[d];
+      }
+      flat.push_back(f);
+    });
+    if (!EmitGathered(ctx, o, flat)) return false;
+    offset += out[*axis];
+  }
+  return true;
+}
+
+bool FoldRange(InferContext& ctx) {
+  std::vector<double> start, delta;
+  if (!ctx.ValuesAsDouble(0, &start) || !ctx.ValuesAsDouble(2, &delta)) {
+    return false;
+  }
+  const int64_t n = OutDims(ctx)[0];
+  if (IsFloatOut(ctx)) {
+    std::vector<double> v(n);
+    for (int64_t i = 0; i < n; ++i) v[i] = start[0] + i * delta[0];
+    ctx.SetFloats(0, std::move(v));
+  } else {
+    const int64_t s = static_cast<int64_t>(start[0]);
+    const int64_t d = static_cast<int64_t>(delta[0]);
+    std::vector<int64_t> v(n);
+    for (int64_t i = 0; i < n; ++i) v[i] = s + i * d;
+    ctx.SetInts(0, std::move(v));
+  }
+  return true;
+}
+
+bool FoldReduce(InferContext& ctx) {
+  const std::string& op = ctx.node().op_type;
+  std::vector<double> x;
+  if (!ctx.ValuesAsDouble(0, &x)) return false;
+  const Dims& in = ctx.dims(0);
+  const Dims& out = OutDims(ctx);
+  const int64_t since = op == "ReduceSum" ? 13 : 18;
+  std::vector<int64_t> axes;
+  bool present = false;
+  if (!AxesFromAttrOrInput(ctx, "axes", 1, since, &axes, &present).ok()) {
+    return false;
+  }
+  if (axes.empty()) {
+    if (ctx.node().GetInt("noop_with_empty_axes", 0) != 0) {
+      return FoldCopy(ctx);
+    }
+    for (size_t i = 0; i < in.size(); ++i) axes.push_back(i);
+  }
+  absl::StatusOr<std::vector<int64_t>> a =
+      NormalizeAxes(axes, static_cast<int64_t>(in.size()));
+  if (!a.ok()) return false;
+  std::vector<bool> reduced(in.size(), false);
+  for (int64_t i : *a) reduced[i] = true;
+  // Output index of each input element: drop or zero the reduced axes.
+  Dims kept;
+  for (size_t d = 0; d < in.size(); ++d) kept.push_back(reduced[d] ? 1 : in[d]);
+  const std::vector<int64_t> kept_strides = Strides(kept);
+  const int64_t n_out = Product(out, 0, out.size());
+  std::vector<double> acc(n_out, op == "ReduceProd" ? 1.0 : 0.0);
+  std::vector<int64_t> count(n_out, 0);
+  int64_t k = 0;
+  ForEachIndex(in, [&](const std::vector<int64_t>& pos) {
+    int64_t o = 0;
+    for (size_t d = 0; d < pos.size(); ++d) {
+      if (!reduced[d]) o += pos[d] * kept_strides[d];
+    }
+    const double v = x[k++];
+    if (op == "ReduceProd") acc[o] *= v;
+    else if (op == "ReduceMax") acc[o] = count[o] ? std::max(acc[o], v) : v;
+    else if (op == "ReduceMin") acc[o] = count[o] ? std::min(acc[o], v) : v;
+    else acc[o] += v;  // ReduceSum, ReduceMean
+    ++count[o];
+  });
+  if (op == "ReduceMean") {
+    for (int64_t i = 0; i < n_out; ++i) {
+      if (count[i] > 0) acc[i] /= static_cast<double>(count[i]);
+    }
+  }
+  if (IsFloatOut(ctx)) {
+    ctx.SetFloats(0, std::move(acc));
+  } else {
+    std::vector<int64_t> iv(n_out);
+    for (int64_t i = 0; i < n_out; ++i) {
+      if (std::fabs(acc[i]) > 9.2e18) return false;
+      iv[i] = static_cast<int64_t>(acc[i]);
+    }
+    ctx.SetInts(0, std::move(iv));
+  }
+  return true;
+}
+
+constexpr std::string_view kBinaryOps[] = {
+    "Add", "Sub", "Mul", "Div", "Mod", "Pow", "BitShift", "BitwiseAnd",
+    "BitwiseOr", "BitwiseXor"};
+constexpr std::string_view kVariadicOps[] = {"Max", "Min", "Sum", "Mean"};
+constexpr std::string_view kCompareOps[] = {
+    "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or",
+    "Xor"};
+constexpr std::string_view kUnaryOps[] = {
+    "Neg", "Abs", "Not", "Sign", "Relu", "BitwiseNot", "Floor", "Ceil",
+    "Round", "Sqrt", "Reciprocal", "Exp", "Log"};
+constexpr std::string_view kCopyOps[] = {
+    "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Dropout",
+    "Cast", "CastLike"};
+constexpr std::string_view kReduceOps[] = {
+    "ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "ReduceMean"};
+
+}  // namespace
+
+void RegisterConstantFolding(ShapeRegistry* registry) {
+  for (std::string_view op : kBinaryOps) registry->AddFold(op, FoldBinary);
+  for (std::string_view op : kVariadicOps) registry->AddFold(op, FoldVariadic);
+  for (std::string_view op : kCompareOps) registry->AddFold(op, FoldCompare);
+  for (std::string_view op : kUnaryOps) registry->AddFold(op, FoldUnary);
+  for (std::string_view op : kCopyOps) registry->AddFold(op, FoldCopy);
+  for (std::string_view op : kReduceOps) registry->AddFold(op, FoldReduce);
+  registry->AddFold("Where", FoldWhere);
+  registry->AddFold("Clip", FoldClip);
+  registry->AddFold("Gather", FoldGather);
+  registry->AddFold("Concat", FoldConcat);
+  registry->AddFold("Slice", FoldSlice);
+  registry->AddFold("Transpose", FoldTranspose);
+  registry->AddFold("Expand", FoldExpand);
+  registry->AddFold("Tile", FoldTile);
+  registry->AddFold("Split", FoldSplit);
+  registry->AddFold("Range", FoldRange);
+}
+
+}  // namespace shapes
+}  // namespace ridgeline::importers

@@ -1,0 +1,129 @@
+#include "importers/shapes/context.h"
+
+#include <utility>
+
+#include "fmt/format.h"
+#include "importers/const_eval.h"
+
+namespace ridgeline::importers::shapes {
+
+absl::Status Unresolved(std::string reason) {
+  return absl::UnavailableError(std::move(reason));
+}
+
+bool IsUnresolved(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kUnavailable;
+}
+
+const std::vector<int64_t>* InferContext::ints(size_t i) const {
+  if (!has_input(i)) return nullptr;
+  const graph::Tensor& t = input(i);
+  return t.int_values.has_value() ? &*t.int_values : nullptr;
+}
+
+const std::vector<double>* InferContext::floats(size_t i) const {
+  if (!has_input(i)) return nullptr;
+  const int t = node_.inputs[i];
+  auto it = state_.floats.find(t);
+  if (it != state_.floats.end()) return &it->second;
+  auto lazy = state_.lazy_floats.find(t);
+  if (lazy == state_.lazy_floats.end()) return nullptr;
+  std::optional<std::vector<double>> values =
+      TensorProtoFloats(*lazy->second, kMaxFoldedElements);
+  state_.lazy_floats.erase(lazy);
+  if (!values.has_value()) return nullptr;
+  return &(state_.floats[t] = *std::move(values));
+}
+
+bool InferContext::ValuesAsDouble(size_t i, std::vector<double>* out) const {
+  if (const std::vector<double>* f = floats(i)) {
+    *out = *f;
+    return true;
+  }
+  if (const std::vector<int64_t>* v = ints(i)) {
+    out->assign(v->begin(), v->end());
+    return true;
+  }
+  return false;
+}
+
+absl::Status InferContext::DataDependent(size_t i) const {
+  if (!has_input(i)) {
+    return Unresolved(fmt::format("needs input {}, which is omitted", i));
+  }
+  const graph::Tensor& t = input(i);
+  std::string source =
+      t.kind == graph::TensorKind::kGraphInput ? "a graph input"
+      : t.producer >= 0
+          ? fmt::format("output of {} '{}'", graph_.node(t.producer).op_type,
+                        graph_.node(t.producer).name)
+          : "an initializer whose values are not stored";
+  return Unresolved(fmt::format(
+      "data-dependent: the output shape depends on the values of '{}' ({}), "
+      "which are not known before running",
+      t.name, source));
+}
+
+absl::Status InferContext::NeedInts(size_t i,
+                                    const std::vector<int64_t>** out) const {
+  *out = ints(i);
+  if (*out != nullptr) return absl::OkStatus();
+  return DataDependent(i);
+}
+
+const SequenceInfo* InferContext::sequence(size_t i) const {
+  if (!has_input(i)) return nullptr;
+  auto it = state_.sequences.find(node_.inputs[i]);
+  return it == state_.sequences.end() ? nullptr : &it->second;
+}
+
+void InferContext::SetSequence(size_t i, SequenceInfo info) {
+  if (!has_output(i)) return;
+  graph_.mutable_tensor(node_.outputs[i]).dtype = info.dtype;
+  state_.sequences[node_.outputs[i]] = std::move(info);
+}
+
+void InferContext::Set(size_t i, graph::DType dtype, graph::Dims dims) {
+  if (!has_output(i)) return;
+  graph::Tensor& t = graph_.mutable_tensor(node_.outputs[i]);
+  t.dtype = dtype;
+  t.dims = std::move(dims);
+  t.shape_known = true;
+}
+
+void InferContext::SetDType(size_t i, graph::DType dtype) {
+  if (!has_output(i)) return;
+  graph_.mutable_tensor(node_.outputs[i]).dtype = dtype;
+}
+
+namespace {
+
+// Element count of known dims, or -1 when above the fold limit.
+int64_t SmallCount(const graph::Tensor& t) {
+  if (!t.shape_known) return -1;
+  int64_t n = 1;
+  for (int64_t d : t.dims) {
+    if (d < 0 || d > kMaxFoldedElements) return -1;
+    n *= d;
+    if (n > kMaxFoldedElements) return -1;
+  }
+  return n;
+}
+
+}  // namespace
+
+void InferContext::SetInts(size_t i, std::vector<int64_t> values) {
+  if (!has_output(i)) return;
+  graph::Tensor& t = graph_.mutable_tensor(node_.outputs[i]);
+  if (SmallCount(t) != static_cast<int64_t>(values.size())) return;
+  t.int_values = std::move(values);
+}
+
+void InferContext::SetFloats(size_t i, std::vector<double> values) {
+  if (!has_output(i)) return;
+  const graph::Tensor& t = graph_.tensor(node_.outputs[i]);
+  if (SmallCount(t) != static_cast<int64_t>(values.size())) return;
+  state_.floats[node_.outputs[i]] = std::move(values);
+}
+
+}  // namespace ridgeline::importers::shapes

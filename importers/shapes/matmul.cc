@@ -1,0 +1,152 @@
+// Shape functions of MatMul, MatMulInteger, QLinearMatMul, Gemm and Einsum.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "fmt/format.h"
+#include "importers/shapes/registry.h"
+#include "importers/shapes/util.h"
+
+namespace ridgeline::importers::shapes {
+namespace {
+
+using graph::DType;
+using graph::Dims;
+
+absl::Status MatMulLike(InferContext& ctx, size_t a, size_t b, DType dtype) {
+  absl::StatusOr<Dims> out = MatMulDims(ctx.dims(a), ctx.dims(b));
+  if (!out.ok()) return out.status();
+  ctx.Set(0, dtype, *std::move(out));
+  return absl::OkStatus();
+}
+
+absl::Status MatMulShape(InferContext& ctx) {
+  return MatMulLike(ctx, 0, 1, ctx.dtype(0));
+}
+
+absl::Status MatMulIntegerShape(InferContext& ctx) {
+  return MatMulLike(ctx, 0, 1, DType::kInt32);
+}
+
+// a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point.
+absl::Status QLinearMatMulShape(InferContext& ctx) {
+  return MatMulLike(ctx, 0, 3,
+                    ctx.has_input(7) ? ctx.dtype(7) : ctx.dtype(0));
+}
+
+absl::Status GemmShape(InferContext& ctx) {
+  const Dims& a = ctx.dims(0);
+  const Dims& b = ctx.dims(1);
+  if (a.size() != 2 || b.size() != 2) {
+    return Unresolved(fmt::format("Gemm of {} and {}: operands must be 2-D",
+                                  DimsString(a), DimsString(b)));
+  }
+  const bool ta = ctx.node().GetInt("transA", 0) != 0;
+  const bool tb = ctx.node().GetInt("transB", 0) != 0;
+  const int64_t m = ta ? a[1] : a[0];
+  const int64_t k1 = ta ? a[0] : a[1];
+  const int64_t k2 = tb ? b[1] : b[0];
+  const int64_t n = tb ? b[0] : b[1];
+  if (k1 != k2) {
+    return Unresolved(fmt::format("Gemm of {} and {}: inner dims differ",
+                                  DimsString(a), DimsString(b)));
+  }
+  ctx.Set(0, ctx.dtype(0), {m, n});
+  return absl::OkStatus();
+}
+
+absl::Status EinsumShape(InferContext& ctx) {
+  std::string eq = ctx.node().GetString("equation", "");
+  eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
+  const size_t arrow = eq.find("->");
+  const std::string lhs = eq.substr(0, arrow);
+  std::vector<std::string> terms;
+  for (size_t start = 0;;) {
+    size_t comma = lhs.find(',', start);
+    terms.push_back(lhs.substr(start, comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (terms.size() != ctx.num_inputs()) {
+    return Unresolved(fmt::format("Einsum equation '{}' has {} operands, the "
+                                  "node {}",
+                                  eq, terms.size(), ctx.num_inputs()));
+  }
+  std::map<char, int64_t> sizes;
+  std::map<char, int> counts;
+  Dims ellipsis;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    const std::string& term = terms[t];
+    const Dims& d = ctx.dims(t);
+    const size_t dots = term.find("...");
+    const size_t letters =
+        term.size() - (dots == std::string::npos ? 0 : 3);
+    if (letters > d.size()) {
+      return Unresolved(fmt::format("Einsum term '{}' for rank {}", term,
+                                    d.size()));
+    }
+    const size_t ell_rank = d.size() - letters;
+    size_t dim = 0;
+    for (size_t i = 0; i < term.size(); ++i) {
+      if (term.compare(i, 3, "...") == 0) {
+        absl::StatusOr<Dims> b = Broadcast(
+            ellipsis, Dims(d.begin() + dim, d.begin() + dim + ell_rank));
+        if (!b.ok()) return b.status();
+        ellipsis = *std::move(b);
+        dim += ell_rank;
+        i += 2;
+        continue;
+      }
+      const char c = term[i];
+      const int64_t v = d[dim++];
+      auto [it, inserted] = sizes.try_emplace(c, v);
+      if (!inserted && it->second != v) {
+        if (it->second == 1) {
+          it->second = v;
+        } else if (v != 1) {
+          return Unresolved(fmt::format("Einsum label '{}' is {} and {}", c,
+                                        it->second, v));
+        }
+      }
+      ++counts[c];
+    }
+  }
+  Dims out;
+  if (arrow != std::string::npos) {
+    const std::string rhs = eq.substr(arrow + 2);
+    for (size_t i = 0; i < rhs.size(); ++i) {
+      if (rhs.compare(i, 3, "...") == 0) {
+        out.insert(out.end(), ellipsis.begin(), ellipsis.end());
+        i += 2;
+        continue;
+      }
+      auto it = sizes.find(rhs[i]);
+      if (it == sizes.end()) {
+        return Unresolved(fmt::format("Einsum output label '{}' is not an "
+                                      "input label",
+                                      rhs[i]));
+      }
+      out.push_back(it->second);
+    }
+  } else {
+    out = ellipsis;
+    for (const auto& [c, n] : counts) {
+      if (n == 1) out.push_back(sizes[c]);
+    }
+  }
+  ctx.Set(0, ctx.dtype(0), std::move(out));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterMatMulShapes(ShapeRegistry* registry) {
+  registry->Add(kOnnxDomain, "MatMul", MatMulShape);
+  registry->Add(kOnnxDomain, "MatMulInteger", MatMulIntegerShape);
+  registry->Add(kOnnxDomain, "QLinearMatMul", QLinearMatMulShape);
+  registry->Add(kOnnxDomain, "Gemm", GemmShape);
+  registry->Add(kOnnxDomain, "Einsum", EinsumShape);
+}
+
+}  // namespace ridgeline::importers::shapes

@@ -1,0 +1,91 @@
+// Walks a converted graph in topological order and resolves every tensor's
+// dtype and dims (internal to importers/; the entry point is ResolveShapes in
+// importers/shape_inference.h).
+//
+// Per node: inputs must be resolved; the op's shape function (registry.h) or
+// else ONNX's schema inference (onnx_fallback.h) sets the outputs; small
+// integer/float outputs are folded (const_eval.cc); what stays unknown takes
+// the model's value_info as a last hint or is recorded with its reason.
+// If/Loop/Scan/SequenceMap bodies are resolved when their parent is reached
+// (control_flow.cc).
+#ifndef RIDGELINE_IMPORTERS_SHAPES_RESOLVER_H_
+#define RIDGELINE_IMPORTERS_SHAPES_RESOLVER_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "graph/graph.h"
+#include "importers/shapes/context.h"
+#include "importers/shapes/registry.h"
+#include "onnx/onnx_pb.h"
+
+namespace ridgeline::importers::shapes {
+
+class Resolver {
+ public:
+  Resolver(const std::vector<const onnx::NodeProto*>& protos,
+           const onnx::ModelProto& model, graph::Graph* graph);
+
+  absl::Status Run();
+
+ private:
+  // A subgraph of a control-flow node: its proto, its body nodes in
+  // topological order and the tensors of its inputs.
+  struct Body {
+    std::string attribute;
+    const onnx::GraphProto* graph = nullptr;
+    std::vector<int> nodes;
+    std::vector<int> inputs;
+  };
+
+  void IndexSubgraphs();
+  void IndexInitializers(const onnx::GraphProto& g, const std::string& prefix);
+  void BindGraphInputTypes();
+
+  absl::Status ResolveNode(int n);
+  absl::Status ResolveBodyNodes(const Body& body);
+  // Records the reason for each output the node left unresolved.
+  void FinishOutputs(int n, const std::string& reason);
+  absl::Status ValidateOutputs(int n);
+  void TryFold(InferContext& ctx, const FoldEntry& fold);
+  bool HasValues(int tensor) const;
+  bool IsKnown(int tensor) const;
+  // Root cause recorded for an unresolved tensor.
+  std::string RootReason(int tensor) const;
+  // Applies the model's value_info for the node's unresolved outputs.
+  void ApplyHints(int n);
+
+  // control_flow.cc
+  absl::Status ResolveControlFlow(int n);
+  absl::Status ResolveIf(int n, std::vector<Body>& bodies);
+  absl::Status ResolveLoop(int n, Body& body);
+  absl::Status ResolveScan(int n, Body& body);
+  absl::Status ResolveSequenceMap(int n, Body& body);
+  // Tensor index of output `i` of the body graph; -1 if not found.
+  int BodyOutput(const Body& body, int i) const;
+  // Copies what is known about tensor `from` (shape or sequence info) to
+  // tensor `to`.
+  void CopyKnown(int from, int to);
+  void SetDims(int tensor, graph::DType dtype, graph::Dims dims);
+  void SetReason(int tensor, std::string reason);
+
+  const std::vector<const onnx::NodeProto*>& protos_;
+  const onnx::ModelProto& model_;
+  graph::Graph& graph_;
+  const ShapeRegistry& registry_;
+  FoldedState state_;
+  // Why each unresolved tensor is unresolved, by tensor index.
+  absl::flat_hash_map<int, std::string> reasons_;
+  // Bodies of each control-flow node, by node index.
+  absl::flat_hash_map<int, std::vector<Body>> bodies_;
+  // value_info / graph output types by tensor name, built on first use.
+  absl::flat_hash_map<std::string, const onnx::TypeProto*> hints_;
+  bool hints_built_ = false;
+};
+
+}  // namespace ridgeline::importers::shapes
+
+#endif  // RIDGELINE_IMPORTERS_SHAPES_RESOLVER_H_

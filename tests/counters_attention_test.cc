@@ -1,0 +1,141 @@
+// Fused attention counters; expected values computed by hand in the
+// comments. Per score (one query-key pair of one head) the non-MAC cost is
+// scale 1 + softmax 15 (+1 per mask), see cost_table.h.
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/counters_test_util.h"
+
+namespace ridgeline::engine {
+namespace {
+
+using graph::DType;
+using testing::CounterGraph;
+
+TEST(AttentionCounterTest, MicrosoftAttentionWithPast) {
+  CounterGraph g;
+  // B=2, S=3, hidden_in=16, N=4 heads, D_q=D_k=D_v=16 (head 4), past P=5.
+  int x = g.Input("x", {2, 3, 16});
+  int w = g.Weight("w", {16, 48});
+  int b = g.Weight("b", {48});
+  int mask = g.Input("mask", {2, 8}, DType::kInt32);
+  int past = g.Input("past", {2, 2, 4, 5, 4});
+  int att = g.Op("Attention", {x, w, b, mask, past},
+                 {{2, 3, 16}, {2, 2, 4, 8, 4}}, {{"num_heads", int64_t{4}}},
+                 "com.microsoft");
+  Cost c = g.Count(att);
+  // Projection: B*S*hidden_in*48 = 2*3*16*48 = 4608.
+  // QK^T and AV with S_total = 5 + 3 = 8: 2 * (B*N*S*T*head) =
+  // 2 * (2*4*3*8*4) = 2*768 = 1536. Total 6144.
+  EXPECT_DOUBLE_EQ(c.macs, 6144);
+  // Bias adds B*S*48 = 288; scores B*N*S*T = 192, each 1+15+1 (mask) = 17:
+  // 3264. Total 3552.
+  EXPECT_DOUBLE_EQ(c.other_flops, 3552);
+  // Read: x 96*4=384, w 768*4=3072, b 48*4=192, mask 16*4=64,
+  // past 320*4=1280 -> 4992. Written: 96*4=384 + present 512*4=2048.
+  EXPECT_DOUBLE_EQ(c.bytes_read, 4992);
+  EXPECT_DOUBLE_EQ(c.weight_bytes, 3072 + 192);
+  EXPECT_DOUBLE_EQ(c.bytes_written, 2432);
+}
+
+TEST(AttentionCounterTest, GroupQueryAttentionDecodeWithPastKv) {
+  CounterGraph g;
+  // B=1, S=1 (decode), N=8 query heads, kvN=2, head 16, past 15 -> total 16.
+  int q = g.Input("q", {1, 1, 128});
+  int k = g.Input("k", {1, 1, 32});
+  int v = g.Input("v", {1, 1, 32});
+  int pk = g.Input("past_k", {1, 2, 15, 16});
+  int pv = g.Input("past_v", {1, 2, 15, 16});
+  int seqlens = g.Input("seqlens_k", {1}, DType::kInt32);
+  int total = g.IntConstant("total", {16}, /*scalar=*/true, DType::kInt32);
+  int gqa = g.Op("GroupQueryAttention", {q, k, v, pk, pv, seqlens, total},
+                 {{1, 1, 128}, {1, 2, 16, 16}, {1, 2, 16, 16}},
+                 {{"num_heads", int64_t{8}}, {"kv_num_heads", int64_t{2}}},
+                 "com.microsoft");
+  Cost c = g.Count(gqa);
+  // QK^T: B*N*S*T*H = 1*8*1*16*16 = 2048; AV the same. 4096.
+  EXPECT_DOUBLE_EQ(c.macs, 4096);
+  // Scores 8*16 = 128, each scale 1 + softmax 15 + causal mask 1 = 17.
+  EXPECT_DOUBLE_EQ(c.other_flops, 128 * 17);
+  // Read: q 512, k 128, v 128, past 480*4 = 1920 each, seqlens 4, total 4
+  // -> 4616. Written: 512 + 2 * (2*16*16*4 = 2048) = 4608.
+  EXPECT_DOUBLE_EQ(c.bytes_read, 4616);
+  EXPECT_DOUBLE_EQ(c.bytes_written, 4608);
+}
+
+TEST(AttentionCounterTest, GroupQueryAttentionRotaryReadsUsedCacheRows) {
+  CounterGraph g;
+  int q = g.Input("q", {1, 1, 128});
+  int k = g.Input("k", {1, 1, 32});
+  int v = g.Input("v", {1, 1, 32});
+  int cos = g.Weight("cos", {32, 8});  // rotary dim 16 = head size
+  int sin = g.Weight("sin", {32, 8});
+  // No past: total = present length = 1. Inputs 3..6 omitted.
+  int gqa = g.Op("GroupQueryAttention", {q, k, v, -1, -1, -1, -1, cos, sin},
+                 {{1, 1, 128}, {1, 2, 1, 16}, {1, 2, 1, 16}},
+                 {{"num_heads", int64_t{8}},
+                  {"kv_num_heads", int64_t{2}},
+                  {"do_rotary", int64_t{1}}},
+                 "com.microsoft");
+  Cost c = g.Count(gqa);
+  // Cores: 2 * B*N*S*T*H = 2 * 8*1*1*16 = 256 MACs.
+  EXPECT_DOUBLE_EQ(c.macs, 256);
+  // Scores 8 * 17 = 136; rotary B*S*(N+kvN)*16*3 = 10*16*3 = 480.
+  EXPECT_DOUBLE_EQ(c.other_flops, 136 + 480);
+  // Caches: 1 position * 8 values * 4 bytes each = 32 + 32 (not 32*8*4).
+  EXPECT_DOUBLE_EQ(c.weight_bytes, 64);
+  EXPECT_DOUBLE_EQ(c.bytes_read, (128 + 32 + 32) * 4 + 64);
+}
+
+TEST(AttentionCounterTest, MultiHeadAttentionCrossLengths) {
+  CounterGraph g;
+  int q = g.Input("q", {2, 5, 32});
+  int k = g.Input("k", {2, 7, 32});
+  int v = g.Input("v", {2, 7, 32});
+  int mask = g.Input("mask", {2, 7}, DType::kInt32);
+  int mha = g.Op("MultiHeadAttention", {q, k, v, -1, mask}, {{2, 5, 32}},
+                 {{"num_heads", int64_t{4}}}, "com.microsoft");
+  Cost c = g.Count(mha);
+  // head 32/4 = 8: 2 * B*N*S*L*H = 2 * 2*4*5*7*8 = 4480.
+  EXPECT_DOUBLE_EQ(c.macs, 4480);
+  // Scores 2*4*5*7 = 280, each 1 + 15 + 1 (key padding mask) = 17: 4760.
+  EXPECT_DOUBLE_EQ(c.other_flops, 4760);
+}
+
+TEST(AttentionCounterTest, OnnxAttentionWithPastAndCausal) {
+  CounterGraph g;
+  int q = g.Input("q", {1, 4, 6, 8});
+  int k = g.Input("k", {1, 2, 6, 8});
+  int v = g.Input("v", {1, 2, 6, 8});
+  int pk = g.Input("pk", {1, 2, 4, 8});
+  int pv = g.Input("pv", {1, 2, 4, 8});
+  int att = g.Op("Attention", {q, k, v, -1, pk, pv},
+                 {{1, 4, 6, 8}, {1, 2, 10, 8}, {1, 2, 10, 8}},
+                 {{"is_causal", int64_t{1}}});
+  Cost c = g.Count(att);
+  // T = 4 + 6 = 10: 2 * B*Nq*S*T*H = 2 * 1*4*6*10*8 = 3840.
+  EXPECT_DOUBLE_EQ(c.macs, 3840);
+  // Scores 240, each 1 + 15 + 1 (causal) = 17: 4080.
+  EXPECT_DOUBLE_EQ(c.other_flops, 4080);
+}
+
+TEST(AttentionCounterTest, MicrosoftRotaryEmbeddingPartialRotation) {
+  CounterGraph g;
+  int x = g.Input("x", {2, 3, 64});  // 4 heads of 16
+  int pos = g.Input("pos", {2, 3}, DType::kInt64);
+  int cos = g.Weight("cos", {32, 4});  // rotary dim 8 = half the head
+  int sin = g.Weight("sin", {32, 4});
+  int rot = g.Op("RotaryEmbedding", {x, pos, cos, sin}, {{2, 3, 64}},
+                 {{"num_heads", int64_t{4}}}, "com.microsoft");
+  Cost c = g.Count(rot);
+  // 384 elements * (8/16 rotated) * 3 = 576.
+  EXPECT_DOUBLE_EQ(c.other_flops, 576);
+  // x 1536 + position ids 6*8 = 48 + caches min(128, 6 tokens*4) = 24
+  // values * 4 bytes * 2 caches = 192 -> 1776.
+  EXPECT_DOUBLE_EQ(c.bytes_read, 1776);
+  EXPECT_DOUBLE_EQ(c.bytes_written, 1536);
+}
+
+}  // namespace
+}  // namespace ridgeline::engine

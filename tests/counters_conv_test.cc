@@ -1,0 +1,120 @@
+// Convolution counters; every expected value is computed by hand in the
+// comment next to it.
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/counters_test_util.h"
+
+namespace ridgeline::engine {
+namespace {
+
+using testing::CounterGraph;
+using V = std::vector<int64_t>;
+
+TEST(ConvCounterTest, GroupedDilatedStrided2D) {
+  CounterGraph g;
+  int x = g.Input("x", {2, 8, 17, 17});
+  int w = g.Weight("w", {12, 4, 3, 3});  // group 2: C_in/group = 8/2 = 4
+  int b = g.Weight("b", {12});
+  // Out = floor((17 + 1 + 1 - 2*(3-1) - 1) / 2) + 1 = floor(14/2) + 1 = 8.
+  int conv = g.Op("Conv", {x, w, b}, {{2, 12, 8, 8}},
+                  {{"group", int64_t{2}},
+                   {"dilations", V{2, 2}},
+                   {"strides", V{2, 2}},
+                   {"pads", V{1, 1, 1, 1}},
+                   {"kernel_shape", V{3, 3}}});
+  Cost c = g.Count(conv);
+  // N*C_out*H*W*(C_in/g)*kh*kw = 2*12*8*8*4*3*3 = 1536*36 = 55296.
+  EXPECT_DOUBLE_EQ(c.macs, 55296);
+  // Bias: one add per output element = 2*12*8*8 = 1536.
+  EXPECT_DOUBLE_EQ(c.other_flops, 1536);
+  // X 2*8*17*17 = 4624, W 12*4*9 = 432, B 12 floats: (4624+432+12)*4 = 20272.
+  EXPECT_DOUBLE_EQ(c.bytes_read, 20272);
+  EXPECT_DOUBLE_EQ(c.weight_bytes, (432 + 12) * 4);
+  EXPECT_DOUBLE_EQ(c.bytes_written, 1536 * 4);
+  EXPECT_FALSE(c.unknown);
+  EXPECT_FALSE(c.view);
+}
+
+TEST(ConvCounterTest, Conv3D) {
+  CounterGraph g;
+  int x = g.Input("x", {1, 4, 8, 16, 16});
+  int w = g.Weight("w", {8, 4, 3, 3, 3});
+  int conv = g.Op("Conv", {x, w}, {{1, 8, 8, 16, 16}},
+                  {{"pads", V{1, 1, 1, 1, 1, 1}}});
+  // 1*8*(8*16*16)*4*27 = 8*2048*108 = 1769472; no bias.
+  Cost c = g.Count(conv);
+  EXPECT_DOUBLE_EQ(c.macs, 1769472);
+  EXPECT_DOUBLE_EQ(c.other_flops, 0);
+}
+
+TEST(ConvCounterTest, Depthwise) {
+  CounterGraph g;
+  int x = g.Input("x", {1, 32, 56, 56});
+  int w = g.Weight("w", {32, 1, 3, 3});
+  int conv = g.Op("Conv", {x, w}, {{1, 32, 56, 56}},
+                  {{"group", int64_t{32}}, {"pads", V{1, 1, 1, 1}}});
+  // 1*32*56*56*(32/32)*9 = 32*3136*9 = 903168.
+  EXPECT_DOUBLE_EQ(g.Count(conv).macs, 903168);
+}
+
+TEST(ConvCounterTest, Conv1D) {
+  CounterGraph g;
+  int x = g.Input("x", {2, 6, 100});
+  int w = g.Weight("w", {10, 6, 5});
+  int conv = g.Op("Conv", {x, w}, {{2, 10, 96}});
+  // 2*10*96*6*5 = 57600.
+  EXPECT_DOUBLE_EQ(g.Count(conv).macs, 57600);
+}
+
+TEST(ConvCounterTest, ConvTransposeScatterForm) {
+  CounterGraph g;
+  int x = g.Input("x", {1, 16, 8, 8});
+  int w = g.Weight("w", {16, 4, 4, 4});  // [C_in, C_out/group, kh, kw]
+  int b = g.Weight("b", {8});
+  // group 2: C_out = 4*2 = 8; out = (8-1)*2 - 2 + 4 = 16.
+  int deconv = g.Op("ConvTranspose", {x, w, b}, {{1, 8, 16, 16}},
+                    {{"group", int64_t{2}},
+                     {"strides", V{2, 2}},
+                     {"pads", V{1, 1, 1, 1}}});
+  Cost c = g.Count(deconv);
+  // Input side: N*C_in*H_in*W_in*(C_out/g)*kh*kw = 1*16*64*4*16 = 65536.
+  // (The gather form over the output, vol(Y)*prod(W[1:]) = 2048*64 = 131072,
+  // is onnx-tool's 2x over-count.)
+  EXPECT_DOUBLE_EQ(c.macs, 65536);
+  EXPECT_DOUBLE_EQ(c.other_flops, 8 * 16 * 16);  // bias per output element
+}
+
+TEST(ConvCounterTest, NhwcConv) {
+  CounterGraph g;
+  int x = g.Input("x", {1, 10, 10, 3});
+  int w = g.Weight("w", {16, 3, 3, 3});
+  int conv = g.Op("NhwcConv", {x, w}, {{1, 8, 8, 16}}, {}, "com.microsoft");
+  // 1*16*(8*8)*3*9 = 27648.
+  EXPECT_DOUBLE_EQ(g.Count(conv).macs, 27648);
+}
+
+TEST(ConvCounterTest, FusedConvAddsActivation) {
+  CounterGraph g;
+  int x = g.Input("x", {1, 2, 4, 4});
+  int w = g.Weight("w", {3, 2, 1, 1});
+  int conv = g.Op("FusedConv", {x, w}, {{1, 3, 4, 4}},
+                  {{"activation", std::string("Relu")}}, "com.microsoft");
+  Cost c = g.Count(conv);
+  EXPECT_DOUBLE_EQ(c.macs, 3 * 16 * 2);      // 96
+  EXPECT_DOUBLE_EQ(c.other_flops, 3 * 16);  // Relu: 1 per output element
+}
+
+TEST(ConvCounterTest, GroupMismatchIsAnErrorNamingTheNode) {
+  CounterGraph g;
+  int x = g.Input("x", {1, 8, 5, 5});
+  int w = g.Weight("w", {4, 3, 1, 1});  // 8 / 2 = 4, not 3
+  int conv = g.Op("Conv", {x, w}, {{1, 4, 5, 5}}, {{"group", int64_t{2}}},
+                  "", graph::DType::kFloat32, "bad_conv");
+  absl::StatusOr<Cost> c = g.TryCount(conv);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.status().message().find("bad_conv"), absl::string_view::npos);
+}
+
+}  // namespace
+}  // namespace ridgeline::engine

@@ -1,0 +1,49 @@
+// Command-line options of `analyze` and their parser. Flags are rows of one
+// table in options.cc (name, value, help, how to apply it), so a feature adds
+// its flags there and the usage text follows.
+//
+//   absl::StatusOr<Options> o = ParseArgs({"m.onnx", "--hw", "h100"});
+#ifndef RIDGELINE_TOOLS_ANALYZE_OPTIONS_H_
+#define RIDGELINE_TOOLS_ANALYZE_OPTIONS_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/analysis.h"
+#include "engine/report/report.h"
+
+namespace ridgeline::tools::analyze {
+
+struct Options {
+  bool help = false;     // -h, --help
+  bool list_hw = false;  // --list-hw
+  std::string model_path;  // the positional MODEL.onnx
+  // --hw NAME (key, display name or alias; case-insensitive). A list
+  // "a,b" is parsed for later multi-device reports; analysis takes one.
+  std::vector<std::string> hw;
+  std::string hw_file;  // --hw-file FILE.json
+  std::optional<int64_t> batch;  // --batch N
+  std::vector<std::pair<std::string, int64_t>> dims;  // --dim NAME=VALUE...
+  // --precision, --flops-per-mac, --efficiency, --memory-efficiency,
+  // --layer-tax-us, --dispatch-tax-us. `analyze.batch` is set at run time.
+  engine::AnalyzeOptions analyze;
+  engine::report::ReportOptions report;  // --top, --all-layers
+  engine::report::Format format = engine::report::Format::kTable;  // --format
+  std::string output_path;  // -o FILE; empty = standard output
+};
+
+// Parses the arguments after the program name. Errors are usage errors
+// (unknown flag, missing or malformed value, no model, no --hw); their
+// message names the flag.
+absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args);
+
+// The usage text, generated from the flag table.
+std::string UsageText();
+
+}  // namespace ridgeline::tools::analyze
+
+#endif  // RIDGELINE_TOOLS_ANALYZE_OPTIONS_H_
