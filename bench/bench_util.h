@@ -19,8 +19,8 @@ namespace ridgeline::bench {
 // 3.35 TB/s HBM3, 80 GB.
 engine::Hardware BenchHardware();
 
-// Wall-clock samples in seconds; the median is what targets are checked on
-// (the machine is shared, so the mean is skewed by other processes).
+// Samples in seconds; the median is what targets are checked on (robust to
+// the odd slow iteration).
 class Samples {
  public:
   void Add(double seconds) { seconds_.push_back(seconds); }
@@ -38,6 +38,31 @@ inline double SecondsSince(std::chrono::steady_clock::time_point start) {
                                        start)
       .count();
 }
+
+// CPU time (user + system) of the calling thread, in seconds. The code under
+// test is single-threaded, so on an idle machine this equals its wall-clock
+// time; on a shared machine (other builds running) it is the better estimate
+// of that, and targets are checked on it. Both are printed.
+double ThreadCpuSeconds();
+
+// Wall-clock and thread-CPU samples of the same iterations.
+class Timer {
+ public:
+  void Start() {
+    wall_start_ = std::chrono::steady_clock::now();
+    cpu_start_ = ThreadCpuSeconds();
+  }
+  void Stop() {
+    wall.Add(SecondsSince(wall_start_));
+    cpu.Add(ThreadCpuSeconds() - cpu_start_);
+  }
+  Samples wall;
+  Samples cpu;
+
+ private:
+  std::chrono::steady_clock::time_point wall_start_;
+  double cpu_start_ = 0;
+};
 
 // One checked figure: printed as "name: figure (target ...) PASS|MISS" after
 // all benchmarks ran, and appended to the file named by

@@ -202,10 +202,9 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
                       options.precision, SelectablePrecisionList()));
     }
     absl::StatusOr<double> peak = hardware.PeakFlops(p->name);
-    if (!peak.ok()) {
+    if (!peak.ok()) {  // the message names the device and what it lists
       return absl::InvalidArgumentError(fmt::format(
-          "precision {} is not supported by {}: {}", p->name, hardware.name,
-          MessageOf(peak.status())));
+          "--precision {}: {}", p->name, MessageOf(peak.status())));
     }
     explicit_peak = PeakChoice{std::string(p->name), *peak,
                                fmt::format("--precision {}", p->name)};

@@ -72,8 +72,14 @@ Candidate Refit(const std::vector<FitSample>& samples, const Scales& k,
 
 }  // namespace
 
-RoofFit FitRoof(const std::vector<FitSample>& samples, double min_efficiency) {
+RoofFit FitRoof(const std::vector<FitSample>& all_samples,
+                double min_efficiency) {
   RoofFit fit;
+  // A sample with neither FLOPs nor bytes says nothing about either roof.
+  std::vector<FitSample> samples;
+  for (const FitSample& s : all_samples) {
+    if (s.compute_s > 0 || s.memory_s > 0) samples.push_back(s);
+  }
   if (samples.empty()) return fit;
   const double max_scale = 1 / std::clamp(min_efficiency, 1e-12, 1.0);
   // Sort by c / m: memory-bound layers first.
@@ -99,8 +105,15 @@ RoofFit FitRoof(const std::vector<FitSample>& samples, double min_efficiency) {
     yc[i] = yc[i + 1] + s.measured_s * s.compute_s;
     cc[i] = cc[i + 1] + s.compute_s * s.compute_s;
   }
+  // A sample without FLOPs cannot be compute-bound (they sort first), one
+  // without bytes cannot be memory-bound (they sort last).
+  size_t no_flops = 0, no_bytes = 0;
+  for (const FitSample& s : samples) {
+    no_flops += s.compute_s <= 0 ? 1 : 0;
+    no_bytes += s.memory_s <= 0 ? 1 : 0;
+  }
   Candidate best;
-  for (size_t k = 0; k <= n; ++k) {  // first k memory-bound
+  for (size_t k = no_flops; k + no_bytes <= n; ++k) {  // first k memory-bound
     Candidate c;
     c.scales.a = ClampedScale(yc[k], cc[k], max_scale, &c.a_clamped);
     c.scales.b = ClampedScale(ym[k], mm[k], max_scale, &c.b_clamped);

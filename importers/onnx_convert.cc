@@ -377,7 +377,10 @@ std::optional<std::vector<int64_t>> TensorProtoInts(
         case 4: {
           uint32_t u;
           std::memcpy(&u, p, 4);
-          v = is_signed ? static_cast<int32_t>(u) : u;
+          // Cast each branch to int64 first: a plain ?: would convert the
+          // signed value back to uint32.
+          v = is_signed ? static_cast<int64_t>(static_cast<int32_t>(u))
+                        : static_cast<int64_t>(u);
           break;
         }
         case 8: {

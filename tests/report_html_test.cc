@@ -152,9 +152,12 @@ TEST(RooflineSvgTest, OneCirclePerNonViewLayer) {
   EXPECT_EQ(AttrOf(tag, "data-flops"), "2000000000");
   EXPECT_EQ(AttrOf(tag, "data-bytes"), "20000000");
   EXPECT_EQ(AttrOf(tag, "data-latency-s"), "5e-05");
-  EXPECT_EQ(AttrOf(tag, "data-shapes"), "[1,3,8,8] -> [1,16,8,8]");
-  EXPECT_THAT(svg, HasSubstr("<title>conv1\nConv\nshapes: [1,3,8,8] -> "
-                             "[1,16,8,8]"));
+  // '>' is escaped in attributes and text alike.
+  EXPECT_EQ(AttrOf(tag, "data-shapes"), "[1,3,8,8] -&gt; [1,16,8,8]");
+  EXPECT_THAT(svg, HasSubstr("<title>conv1\nConv\nshapes: [1,3,8,8] -&gt; "
+                             "[1,16,8,8]\n2.00 GFLOP | 20.0 MB | 100 FLOP/byte"));
+  // A layer without tensor information has no shapes.
+  EXPECT_EQ(AttrOf(CircleTag(svg, "fc"), "data-shapes"), "");
 }
 
 TEST(RooflineSvgTest, EscapesLayerNames) {

@@ -785,7 +785,6 @@ def layer_interface(graph, nodes):
     if i not in produced and i not in external:
       external.append(i)
   node_ids = {id(n) for n in nodes}
-  graph_outputs = {o.name for o in graph.output}
   exported = []
   for n in graph.node:
     if id(n) in node_ids:
@@ -793,7 +792,7 @@ def layer_interface(graph, nodes):
     for i in n.input:
       if i in produced and i not in exported:
         exported.append(i)
-  for o in graph_outputs:
+  for o in (x.name for x in graph.output):
     if o in produced and o not in exported:
       exported.append(o)
   return external, exported

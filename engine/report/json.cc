@@ -107,6 +107,7 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& a) {
     x["t_overhead_s"] = l.t_overhead_s;
     x["latency_s"] = l.latency_s;
     x["bound"] = l.skipped ? "skipped" : std::string(BoundName(l.bound));
+    x["note"] = l.cost.note;
     layers.push_back(std::move(x));
   }
   root["layers"] = std::move(layers);

@@ -131,9 +131,10 @@ TextTable BuildLayerTable(const Analysis& analysis,
       for (const auto& [op, n] : view_ops) {
         ops += fmt::format("{}{} x{}", ops.empty() ? "" : ", ", op, n);
       }
-      table.rows.push_back({"", fmt::format("zero-latency views ({})", views),
-                            ops, "", "0 FLOP", "0 B", "-", "0 s", "0 s", "0 s",
-                            FormatPercent(0), "none"});
+      table.rows.push_back(
+          {"", fmt::format("zero-latency views ({}: {})", views, ops), "", "",
+           "0 FLOP", "0 B", "-", "0 s", "0 s", "0 s", FormatPercent(0),
+           "none"});
     }
   }
   const double dispatch = analysis.assumptions.dispatch_tax_s;

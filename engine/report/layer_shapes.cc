@@ -7,6 +7,7 @@
 namespace ridgeline::engine::report {
 
 std::string LayerShapes(const LayerResult& layer) {
+  if (layer.inputs.empty() && layer.outputs.empty()) return "";
   std::string out;
   for (const TensorInfo& t : layer.inputs) {
     if (!out.empty()) out += ' ';

@@ -9,7 +9,8 @@
 namespace ridgeline::engine::report {
 
 // "[1,3,224,224] [64,3,7,7] -> [1,64,112,112]": the shapes of the layer's
-// inputs, then of its outputs ("?" for an unknown shape).
+// inputs, then of its outputs ("?" for an unknown shape); "" when the layer
+// carries no tensor information.
 std::string LayerShapes(const LayerResult& layer);
 
 }  // namespace ridgeline::engine::report

@@ -62,9 +62,9 @@ Items SummaryItems(const Analysis& a) {
       fmt::format("{} samples/s (batch {} / latency)",
                   FormatNumber(s.throughput_per_s), a.batch));
   items.emplace_back(
-      "compute", fmt::format("{} ({} x {} FLOP/MAC + {} non-MAC FLOP)",
+      "compute", fmt::format("{} ({} x {:g} FLOP/MAC + {} non-MAC)",
                              FormatSi(s.flops, "FLOP"), FormatSi(s.macs, "MAC"),
-                             FormatNumber(as.flops_per_mac),
+                             as.flops_per_mac,
                              FormatSi(s.flops - s.macs * as.flops_per_mac,
                                       "FLOP")));
   items.emplace_back("memory traffic",
@@ -104,10 +104,11 @@ Items SummaryItems(const Analysis& a) {
                                  FormatSi(s.peak_activation_bytes, "B")));
   items.emplace_back(
       "fits in memory",
-      fmt::format("{}: weights + peak activations = {} of {}",
+      fmt::format("{}: weights + peak activations = {} of {} ({:.4g} GiB)",
                   s.fits_in_memory ? "yes" : "NO",
                   FormatSi(s.weight_bytes + s.peak_activation_bytes, "B"),
-                  FormatSi(a.hardware.memory_capacity_bytes, "B")));
+                  FormatSi(a.hardware.memory_capacity_bytes, "B"),
+                  a.hardware.memory_capacity_bytes / (1024.0 * 1024 * 1024)));
   return items;
 }
 
@@ -125,11 +126,10 @@ Items RooflineItems(const Analysis& a) {
                   FormatSi(as.memory_bandwidth_bytes_per_s, "B/s")));
   items.emplace_back(
       "effective ridge point",
-      fmt::format("{} FLOP/B ({} x peak / ({} x bandwidth)); layers below it "
-                  "are memory-bound",
-                  FormatNumber(EffectiveRidgePoint(a)),
-                  FormatNumber(as.compute_efficiency),
-                  FormatNumber(as.memory_efficiency)));
+      fmt::format("{} FLOP/B ({:g} x peak / ({:g} x bandwidth)); layers "
+                  "below it are memory-bound",
+                  FormatNumber(EffectiveRidgePoint(a)), as.compute_efficiency,
+                  as.memory_efficiency));
   items.emplace_back("memory-bound layers",
                      fmt::format("{} ({}, {} of layer time)",
                                  s.memory_bound_layers,
@@ -155,21 +155,21 @@ Items AssumptionItems(const Analysis& a) {
   Items items;
   items.emplace_back(
       "FLOPs per MAC",
-      fmt::format("{} ({}; --flops-per-mac)", FormatNumber(as.flops_per_mac),
+      fmt::format("{:g} ({}; --flops-per-mac)", as.flops_per_mac,
                   as.flops_per_mac == 2
                       ? "1 multiply-accumulate = 2 FLOPs, the vendors' peak "
                         "convention"
                       : "1 multiply-accumulate = 1 FLOP, the MAC-count "
                         "convention"));
-  std::string ce = fmt::format("{} of peak (--efficiency)",
-                               FormatNumber(as.compute_efficiency));
+  std::string ce =
+      fmt::format("{:g} of peak (--efficiency)", as.compute_efficiency);
   if (!hw.compute_efficiency_by_op.empty()) {
     ce += "; per op from the hardware entry: " +
           Overrides(hw.compute_efficiency_by_op);
   }
   items.emplace_back("compute efficiency", ce);
-  std::string me = fmt::format("{} of bandwidth (--memory-efficiency)",
-                               FormatNumber(as.memory_efficiency));
+  std::string me = fmt::format("{:g} of bandwidth (--memory-efficiency)",
+                               as.memory_efficiency);
   if (!hw.memory_efficiency_by_op.empty()) {
     me += "; per op from the hardware entry: " +
           Overrides(hw.memory_efficiency_by_op);
@@ -222,6 +222,16 @@ std::vector<std::string> WarningLines(const Analysis& a) {
     }
     lines.push_back(fmt::format("{} tensor shape(s) unresolved: {}",
                                 s.unresolved.size(), ListSome(names, 5)));
+  }
+  std::vector<std::string> notes;
+  for (const LayerResult& l : a.layers) {
+    if (!l.cost.note.empty() && !l.cost.unknown) {
+      notes.push_back(fmt::format("{}: {}", l.name, l.cost.note));
+    }
+  }
+  if (!notes.empty()) {
+    lines.push_back(fmt::format("{} layer count(s) are approximate: {}",
+                                notes.size(), ListSome(notes, 5)));
   }
   if (!s.skipped_layers.empty()) {
     std::vector<std::string> names;

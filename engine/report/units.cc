@@ -56,7 +56,12 @@ std::string FormatNumber(double value) {
 }
 
 std::string FormatPercent(double fraction) {
-  return fmt::format("{:.1f}%", 100.0 * fraction);
+  const double percent = 100.0 * fraction;
+  // Small shares keep three significant digits instead of reading "0.0%".
+  if (percent != 0 && std::fabs(percent) < 0.1) {
+    return FormatNumber(percent) + "%";
+  }
+  return fmt::format("{:.1f}%", percent);
 }
 
 }  // namespace ridgeline::engine::report

@@ -19,7 +19,8 @@ std::string FormatSeconds(double seconds);
 // 1e-3 <= |x| < 1e6 ("0.250", "72.8", "1843"); scientific otherwise.
 std::string FormatNumber(double value);
 
-// A fraction as a percentage: FormatPercent(0.1234) == "12.3%".
+// A fraction as a percentage: FormatPercent(0.1234) == "12.3%"; below 0.1%
+// three significant digits: FormatPercent(0.0000123) == "0.00123%".
 std::string FormatPercent(double fraction);
 
 }  // namespace ridgeline::engine::report

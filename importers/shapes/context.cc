@@ -1,5 +1,6 @@
 #include "importers/shapes/context.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "fmt/format.h"
@@ -47,17 +48,54 @@ bool InferContext::ValuesAsDouble(size_t i, std::vector<double>* out) const {
   return false;
 }
 
+bool InferContext::HasValues(int tensor) const {
+  return graph_.tensor(tensor).int_values.has_value() ||
+         state_.floats.contains(tensor) ||
+         state_.lazy_floats.contains(tensor);
+}
+
+std::string InferContext::ValueSource(int tensor) const {
+  int t = tensor;
+  for (int step = 0; step < 64; ++step) {
+    const graph::Tensor& cur = graph_.tensor(t);
+    if (cur.kind == graph::TensorKind::kGraphInput) {
+      return fmt::format("graph input '{}'", cur.name);
+    }
+    if (cur.kind == graph::TensorKind::kInitializer || cur.producer < 0) {
+      return fmt::format("'{}', whose values are not stored in the model",
+                         cur.name);
+    }
+    const graph::Node& p = graph_.node(cur.producer);
+    if (std::find(p.outputs.begin(), p.outputs.end(), t) == p.outputs.end()) {
+      return fmt::format(
+          "'{}', an input of the {} '{}' body, which changes every iteration",
+          cur.name, p.op_type, p.name);
+    }
+    int next = -1;
+    for (int in : p.inputs) {
+      if (in >= 0 && !HasValues(in)) {
+        next = in;
+        break;
+      }
+    }
+    if (next < 0) {
+      return fmt::format("{} '{}', whose output values are not computed",
+                         p.op_type, p.name);
+    }
+    t = next;
+  }
+  return "a long chain of computations";
+}
+
 absl::Status InferContext::DataDependent(size_t i) const {
   if (!has_input(i)) {
     return Unresolved(fmt::format("needs input {}, which is omitted", i));
   }
   const graph::Tensor& t = input(i);
-  std::string source =
-      t.kind == graph::TensorKind::kGraphInput ? "a graph input"
-      : t.producer >= 0
-          ? fmt::format("output of {} '{}'", graph_.node(t.producer).op_type,
-                        graph_.node(t.producer).name)
-          : "an initializer whose values are not stored";
+  const std::string source =
+      t.kind == graph::TensorKind::kGraphInput
+          ? std::string("a graph input")
+          : fmt::format("computed from {}", ValueSource(node_.inputs[i]));
   return Unresolved(fmt::format(
       "data-dependent: the output shape depends on the values of '{}' ({}), "
       "which are not known before running",

@@ -94,8 +94,11 @@ class InferContext {
   // Unresolved status saying the output depends on values not known before
   // running.
   absl::Status NeedInts(size_t i, const std::vector<int64_t>** out) const;
-  // Unresolved status for "needs the values of input i".
+  // Unresolved status for "needs the values of input i", naming where the
+  // unknown values come from.
   absl::Status DataDependent(size_t i) const;
+  // True when tensor `tensor` has folded (or decodable) values.
+  bool HasValues(int tensor) const;
 
   // Sequence info of input i, or nullptr.
   const SequenceInfo* sequence(size_t i) const;
@@ -116,6 +119,10 @@ class InferContext {
   void SetFloats(size_t i, std::vector<double> values);
 
  private:
+  // Where the unknown values of `tensor` originate (a graph input, a loop
+  // body input, an op whose values are not folded), for messages.
+  std::string ValueSource(int tensor) const;
+
   graph::Graph& graph_;
   const graph::Node& node_;
   int node_index_;

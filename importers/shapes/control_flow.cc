@@ -195,7 +195,15 @@ absl::Status Resolver::ResolveLoop(int n, Body& body) {
   const int cond = node.Input(1);
   if (m >= 0 && graph_.tensor(m).int_values.has_value() &&
       graph_.tensor(m).int_values->size() == 1) {
-    const int cond_out = BodyOutput(body, 0);
+    int cond_out = BodyOutput(body, 0);
+    // Follow Identity nodes back to the body's condition input.
+    while (cond_out >= 0 && cond_out != body.inputs[1] &&
+           graph_.tensor(cond_out).producer >= 0 &&
+           graph_.node(graph_.tensor(cond_out).producer).op_type ==
+               "Identity" &&
+           graph_.node(graph_.tensor(cond_out).producer).parent == n) {
+      cond_out = graph_.node(graph_.tensor(cond_out).producer).Input(0);
+    }
     const bool cond_in_true =
         cond < 0 || (graph_.tensor(cond).int_values.has_value() &&
                      graph_.tensor(cond).int_values->size() == 1 &&

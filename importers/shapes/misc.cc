@@ -94,6 +94,55 @@ absl::Status WindowShape(InferContext& ctx) {
   return absl::OkStatus();
 }
 
+// STFT (opset 17): signal [batch, length, 1|2], frame_step, window,
+// frame_length. Output [batch, frames, bins, 2] with frames =
+// floor((length - frame_length) / frame_step) + 1 and bins = frame_length / 2
+// + 1 when onesided (the default), else frame_length.
+absl::Status StftShape(InferContext& ctx) {
+  const Dims& signal = ctx.dims(0);
+  if (signal.size() != 3) return Unresolved("STFT signal is not 3-D");
+  std::vector<int64_t> step, length;
+  if (!ValuesAsInt(ctx, 1, &step) || step.size() != 1) {
+    return ctx.DataDependent(1);
+  }
+  int64_t frame_length = -1;
+  if (ctx.has_input(3)) {
+    if (!ValuesAsInt(ctx, 3, &length) || length.size() != 1) {
+      return ctx.DataDependent(3);
+    }
+    frame_length = length[0];
+  } else if (ctx.has_input(2) && ctx.rank(2) == 1) {
+    frame_length = ctx.dims(2)[0];
+  } else {
+    return Unresolved("STFT has neither window nor frame_length");
+  }
+  if (step[0] <= 0 || frame_length <= 0 || frame_length > signal[1]) {
+    return Unresolved("STFT frame_step or frame_length out of range");
+  }
+  const int64_t frames = (signal[1] - frame_length) / step[0] + 1;
+  const int64_t bins = ctx.node().GetInt("onesided", 1) != 0
+                           ? frame_length / 2 + 1
+                           : frame_length;
+  ctx.Set(0, ctx.dtype(0), {signal[0], frames, bins, 2});
+  return absl::OkStatus();
+}
+
+// MelWeightMatrix: [floor(dft_length / 2) + 1, num_mel_bins] in
+// output_datatype (float32 by default).
+absl::Status MelWeightMatrixShape(InferContext& ctx) {
+  const DType dtype = DTypeFromAttr(ctx.node().GetInt("output_datatype", 1));
+  ctx.SetDType(0, dtype);
+  std::vector<int64_t> bins, dft;
+  if (!ValuesAsInt(ctx, 0, &bins) || bins.size() != 1) {
+    return ctx.DataDependent(0);
+  }
+  if (!ValuesAsInt(ctx, 1, &dft) || dft.size() != 1) {
+    return ctx.DataDependent(1);
+  }
+  ctx.Set(0, dtype, {dft[0] / 2 + 1, bins[0]});
+  return absl::OkStatus();
+}
+
 absl::Status NonMaxSuppressionShape(InferContext& ctx) {
   ctx.SetDType(0, DType::kInt64);
   return Unresolved(
@@ -102,14 +151,12 @@ absl::Status NonMaxSuppressionShape(InferContext& ctx) {
 
 absl::Status StringNormalizerShape(InferContext& ctx) {
   ctx.SetDType(0, DType::kString);
-  if (ctx.node().GetInts("stopwords").empty() &&
-      ctx.proto() != nullptr) {
-    bool has_stopwords = false;
-    for (const auto& a : ctx.proto()->attribute()) {
-      has_stopwords |= a.name() == "stopwords" && a.strings_size() > 0;
-    }
-    if (!has_stopwords) return SameAsInput(ctx);
-  }
+  auto it = ctx.node().attributes.find("stopwords");
+  const auto* stopwords =
+      it == ctx.node().attributes.end()
+          ? nullptr
+          : std::get_if<std::vector<std::string>>(&it->second);
+  if (stopwords == nullptr || stopwords->empty()) return SameAsInput(ctx);
   return Unresolved(
       "data-dependent: removing stop words changes the element count");
 }
@@ -134,6 +181,8 @@ void RegisterMiscShapes(ShapeRegistry* registry) {
   registry->Add(kOnnxDomain, "HannWindow", WindowShape);
   registry->Add(kOnnxDomain, "HammingWindow", WindowShape);
   registry->Add(kOnnxDomain, "BlackmanWindow", WindowShape);
+  registry->Add(kOnnxDomain, "STFT", StftShape);
+  registry->Add(kOnnxDomain, "MelWeightMatrix", MelWeightMatrixShape);
   registry->Add(kOnnxDomain, "NonMaxSuppression", NonMaxSuppressionShape);
   registry->Add(kOnnxDomain, "StringNormalizer", StringNormalizerShape);
   registry->Add(kOnnxDomain, "Multinomial", MultinomialShape);

@@ -1,5 +1,7 @@
 #include "tools/calibrate/calibrate.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <barrier>
 #include <chrono>
@@ -205,6 +207,13 @@ HostInfo ReadHostInfo() {
   info.cpu_model = CpuModelFromCpuinfo(ReadFile("/proc/cpuinfo"));
   info.memory_bytes =
       MemTotalBytesFromMeminfo(ReadFile("/proc/meminfo")).value_or(0);
+  if (info.memory_bytes <= 0) {
+    long pages = sysconf(_SC_PHYS_PAGES);
+    long page_size = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page_size > 0) {
+      info.memory_bytes = static_cast<double>(pages) * static_cast<double>(page_size);
+    }
+  }
   info.hardware_threads =
       std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   return info;

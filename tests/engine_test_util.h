@@ -1,0 +1,99 @@
+// Toy device, toy graph and toy counters shared by the engine tests. Every
+// number is round so the expected latencies can be worked out by hand (see
+// the comments in engine_analysis_test.cc).
+#ifndef RIDGELINE_TESTS_ENGINE_TEST_UTIL_H_
+#define RIDGELINE_TESTS_ENGINE_TEST_UTIL_H_
+
+#include "engine/analysis.h"
+#include "engine/counter_registry.h"
+#include "engine/hardware.h"
+#include "graph/graph.h"
+
+namespace ridgeline::engine::testing {
+
+// Peaks fp32 1000, fp16 2000, int8 4000 FLOP/s; 100 B/s; 1000 B of memory;
+// dispatch tax 0.5 s.
+inline Hardware ToyHardware() {
+  Hardware hw;
+  hw.key = "toy";
+  hw.name = "Toy accelerator";
+  hw.peak_flops_per_s = {{"fp32", 1000.0}, {"fp16", 2000.0}, {"int8", 4000.0}};
+  hw.memory_bandwidth_bytes_per_s = 100;
+  hw.memory_capacity_bytes = 1000;
+  hw.dispatch_tax_s = 0.5;
+  hw.source = "round numbers for tests";
+  return hw;
+}
+
+// Efficiency 0.5, memory efficiency 1, per-layer tax 1 s, 2 FLOPs per MAC.
+inline AnalyzeOptions ToyOptions() {
+  AnalyzeOptions o;
+  o.flops_per_mac = 2;
+  o.compute_efficiency = 0.5;
+  o.memory_efficiency = 1.0;
+  o.per_layer_tax_s = 1.0;
+  return o;
+}
+
+// Fixed costs per op type, independent of tensor sizes:
+//   A: 1000 MACs, 100 B read, 100 B written     (compute-heavy)
+//   V: a pure view
+//   B: 100 FLOPs, 400 B read, 400 B written     (memory-heavy)
+//   C: 10 FLOPs, 5 B read, 5 B written          (tiny: overhead-bound)
+//   P: 0 FLOPs, bytes of all its tensors at the pricer's sizes
+inline CounterRegistry ToyRegistry() {
+  CounterRegistry r;
+  r.Register("", "A", [](const CountContext&) -> absl::StatusOr<Cost> {
+    return Cost{.macs = 1000, .bytes_read = 100, .bytes_written = 100};
+  });
+  r.Register("", "V", [](const CountContext&) -> absl::StatusOr<Cost> {
+    return Cost{.view = true};
+  });
+  r.Register("", "B", [](const CountContext&) -> absl::StatusOr<Cost> {
+    return Cost{.other_flops = 100, .bytes_read = 400, .bytes_written = 400};
+  });
+  r.Register("", "C", [](const CountContext&) -> absl::StatusOr<Cost> {
+    return Cost{.other_flops = 10, .bytes_read = 5, .bytes_written = 5};
+  });
+  r.Register("", "P", [](const CountContext& ctx) -> absl::StatusOr<Cost> {
+    return Cost{.bytes_read = ctx.AllInputBytes(),
+                .bytes_written = ctx.AllOutputBytes(),
+                .weight_bytes = ctx.WeightInputBytes()};
+  });
+  return r;
+}
+
+// x[10] (input) and w[100] (weight) -> A -> a[20] -> V -> v[4,5] -> B ->
+// b[5] -> C -> y[50] (output); all float32.
+inline graph::Graph ToyGraph() {
+  using graph::DType;
+  using graph::TensorKind;
+  graph::Graph g;
+  g.name = "toy";
+  auto tensor = [&](const char* name, graph::Dims dims, TensorKind kind) {
+    return *g.AddTensor({.name = name, .dtype = DType::kFloat32,
+                         .dims = std::move(dims), .shape_known = true,
+                         .kind = kind});
+  };
+  const int x = tensor("x", {10}, TensorKind::kGraphInput);
+  const int w = tensor("w", {100}, TensorKind::kInitializer);
+  const int a = tensor("a", {20}, TensorKind::kActivation);
+  const int v = tensor("v", {4, 5}, TensorKind::kActivation);
+  const int b = tensor("b", {5}, TensorKind::kActivation);
+  const int y = tensor("y", {50}, TensorKind::kActivation);
+  (void)g.AddNode({.name = "a", .op_type = "A", .inputs = {x, w},
+                   .outputs = {a}});
+  (void)g.AddNode({.name = "v", .op_type = "V", .inputs = {a},
+                   .outputs = {v}});
+  (void)g.AddNode({.name = "b", .op_type = "B", .inputs = {v},
+                   .outputs = {b}});
+  (void)g.AddNode({.name = "c", .op_type = "C", .inputs = {b},
+                   .outputs = {y}});
+  g.MarkOutput(y);
+  (void)g.Finalize();
+  return g;
+}
+
+}  // namespace ridgeline::engine::testing
+
+#endif  // RIDGELINE_TESTS_ENGINE_TEST_UTIL_H_

@@ -1,0 +1,197 @@
+// The hardware zoo (zoo/hardware/*.json, embedded) and the hardware JSON
+// format: every entry parses, names and aliases resolve, bad files fail with
+// the file and the field in the message.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "engine/hardware.h"
+#include "gtest/gtest.h"
+#include "zoo/hardware_catalog.h"
+#include "zoo/zoo.h"
+
+namespace ridgeline {
+namespace {
+
+std::string Message(const absl::Status& s) { return std::string(s.message()); }
+
+std::vector<engine::Hardware> Catalog() {
+  absl::StatusOr<std::vector<engine::Hardware>> c = zoo::HardwareCatalog();
+  EXPECT_TRUE(c.ok()) << c.status();
+  return c.ok() ? *c : std::vector<engine::Hardware>{};
+}
+
+TEST(HardwareZooTest, EveryEmbeddedEntryParsesAndIsComplete) {
+  const std::vector<engine::Hardware> all = Catalog();
+  EXPECT_GE(all.size(), 13u);
+  for (const engine::Hardware& hw : all) {
+    SCOPED_TRACE(hw.key);
+    EXPECT_FALSE(hw.name.empty());
+    EXPECT_FALSE(hw.source.empty());
+    EXPECT_FALSE(hw.peak_flops_per_s.empty());
+    EXPECT_GT(hw.memory_bandwidth_bytes_per_s, 0);
+    EXPECT_GT(hw.memory_capacity_bytes, 0);
+    EXPECT_GT(hw.dispatch_tax_s, 0);
+  }
+}
+
+TEST(HardwareZooTest, HasTheRequiredDevices) {
+  const std::vector<engine::Hardware> all = Catalog();
+  for (const char* key :
+       {"a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm", "h100-pcie", "h200-sxm",
+        "b200", "l4", "t4", "v100-sxm2", "mi300x", "tpu-v5e",
+        "jetson-agx-orin-64gb", "epyc-9654"}) {
+    absl::StatusOr<engine::Hardware> hw = engine::FindHardware(all, key);
+    EXPECT_TRUE(hw.ok()) << key << ": " << hw.status();
+  }
+}
+
+TEST(HardwareZooTest, AliasesAndNamesResolveCaseInsensitively) {
+  const std::vector<engine::Hardware> all = Catalog();
+  auto key_of = [&](const char* name) {
+    absl::StatusOr<engine::Hardware> hw = engine::FindHardware(all, name);
+    return hw.ok() ? hw->key : "ERROR: " + Message(hw.status());
+  };
+  EXPECT_EQ(key_of("h100"), "h100-sxm");
+  EXPECT_EQ(key_of("H100"), "h100-sxm");
+  EXPECT_EQ(key_of("NVIDIA H100 SXM5 80GB"), "h100-sxm");
+  EXPECT_EQ(key_of("H100_SXM"), "h100-sxm");  // punctuation ignored
+  EXPECT_EQ(key_of("a100"), "a100-80gb-sxm");
+  EXPECT_EQ(key_of("A100-40GB"), "a100-40gb-sxm");
+  EXPECT_EQ(key_of("h200"), "h200-sxm");
+  EXPECT_EQ(key_of("B200"), "b200");
+  EXPECT_EQ(key_of("v100"), "v100-sxm2");
+  EXPECT_EQ(key_of("TPU-v5e"), "tpu-v5e");
+  EXPECT_EQ(key_of("orin"), "jetson-agx-orin-64gb");
+  EXPECT_EQ(key_of("cpu"), "epyc-9654");
+}
+
+TEST(HardwareZooTest, UnknownNameListsTheKnownOnes) {
+  absl::StatusOr<engine::Hardware> hw =
+      engine::FindHardware(Catalog(), "h9000");
+  ASSERT_FALSE(hw.ok());
+  EXPECT_NE(Message(hw.status()).find("h9000"), std::string::npos);
+  EXPECT_NE(Message(hw.status()).find("h100-sxm"), std::string::npos);
+}
+
+TEST(HardwareZooTest, DatasheetFiguresOfTheMlsysimDevices) {
+  const std::vector<engine::Hardware> all = Catalog();
+  // mlsysim's A100: 312 TFLOP/s fp16, 2039 GB/s, 0.015 ms dispatch tax;
+  // the NVIDIA A100 datasheet gives the same for the 80GB SXM.
+  const engine::Hardware a100 = *engine::FindHardware(all, "a100");
+  EXPECT_EQ(*a100.PeakFlops("fp16"), 312e12);
+  EXPECT_EQ(a100.memory_bandwidth_bytes_per_s, 2039e9);
+  EXPECT_EQ(a100.dispatch_tax_s, 0.015e-3);
+  // H100 SXM datasheet: 1979 TFLOP/s fp16 with sparsity -> 989.5 dense.
+  const engine::Hardware h100 = *engine::FindHardware(all, "h100");
+  EXPECT_EQ(*h100.PeakFlops("fp16"), 989.5e12);
+  EXPECT_EQ(h100.memory_bandwidth_bytes_per_s, 3.35e12);
+  EXPECT_EQ(h100.dispatch_tax_s, 0.010e-3);
+  EXPECT_FALSE(h100.PeakFlops("int4").ok());  // Hopper has no int4
+  // EPYC 9654 fp32 = 96 cores x 2.4 GHz x 32 FLOP/cycle.
+  const engine::Hardware cpu = *engine::FindHardware(all, "epyc-9654");
+  EXPECT_DOUBLE_EQ(*cpu.PeakFlops("fp32"), 96 * 2.4e9 * 32);
+}
+
+TEST(HardwareZooTest, EmbeddedBytesEqualTheSourceFiles) {
+  const std::vector<zoo::EmbeddedFile> files = zoo::Files("");
+  ASSERT_FALSE(files.empty());
+  for (const zoo::EmbeddedFile& f : files) {
+    std::ifstream in(std::string(RIDGELINE_SOURCE_DIR) + "/zoo/" +
+                         std::string(f.path),
+                     std::ios::binary);
+    ASSERT_TRUE(in) << f.path;
+    std::ostringstream text;
+    text << in.rdbuf();
+    EXPECT_TRUE(text.str() == f.bytes) << f.path;
+  }
+  EXPECT_EQ(zoo::Files("hardware/").size(), Catalog().size());
+  EXPECT_TRUE(zoo::Files("no-such-dir/").empty());
+}
+
+constexpr const char* kGood = R"({
+  "key": "My-GPU", "name": "My GPU", "aliases": ["mine"],
+  "peak_flops_per_s": {"fp32": 1e13, "fp16": 2e13},
+  "memory_bandwidth_bytes_per_s": 1e12, "memory_capacity_bytes": 8e9,
+  "tdp_w": 100, "dispatch_tax_s": 1e-5, "source": "measured",
+  "compute_efficiency_by_op": {"Conv": 0.7},
+  "memory_efficiency_by_op": {"Softmax": 0.55}
+})";
+
+TEST(HardwareJsonTest, ParsesAndRoundTrips) {
+  absl::StatusOr<engine::Hardware> hw =
+      engine::ParseHardwareJson(kGood, "my.json");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  EXPECT_EQ(hw->key, "my-gpu");  // keys are lower-cased
+  EXPECT_EQ(*hw->PeakFlops("fp16"), 2e13);
+  EXPECT_EQ(hw->compute_efficiency_by_op.at("Conv"), 0.7);
+  absl::StatusOr<engine::Hardware> again =
+      engine::ParseHardwareJson(engine::HardwareToJson(*hw), "again.json");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->key, hw->key);
+  EXPECT_EQ(again->peak_flops_per_s, hw->peak_flops_per_s);
+  EXPECT_EQ(again->memory_efficiency_by_op, hw->memory_efficiency_by_op);
+  EXPECT_EQ(again->dispatch_tax_s, hw->dispatch_tax_s);
+  EXPECT_EQ(again->aliases, hw->aliases);
+}
+
+void ExpectError(const std::string& json, const std::string& field) {
+  absl::StatusOr<engine::Hardware> hw =
+      engine::ParseHardwareJson(json, "bad.json");
+  ASSERT_FALSE(hw.ok()) << json;
+  EXPECT_NE(Message(hw.status()).find("bad.json"), std::string::npos)
+      << hw.status();
+  EXPECT_NE(Message(hw.status()).find(field), std::string::npos)
+      << hw.status();
+}
+
+std::string Replace(std::string text, const std::string& from,
+                    const std::string& to) {
+  const size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+TEST(HardwareJsonTest, ErrorsNameTheFileAndTheField) {
+  ExpectError("{not json", "not valid JSON");
+  ExpectError("[1, 2]", "object");
+  ExpectError(Replace(kGood, R"("memory_bandwidth_bytes_per_s": 1e12,)", ""),
+              "memory_bandwidth_bytes_per_s");
+  ExpectError(Replace(kGood, R"("fp16": 2e13)", R"("fp16": -2e13)"),
+              "peak_flops_per_s.fp16");
+  ExpectError(Replace(kGood, R"("fp16": 2e13)", R"("fp16_sparse": 4e13)"),
+              "peak_flops_per_s.fp16_sparse");
+  ExpectError(Replace(kGood, R"("fp16": 2e13)", R"("fp16": "fast")"),
+              "peak_flops_per_s.fp16");
+  ExpectError(Replace(kGood, R"("tdp_w": 100)", R"("tdp_w": 0)"), "tdp_w");
+  ExpectError(Replace(kGood, R"("key": "My-GPU",)", ""), "key");
+  ExpectError(Replace(kGood, R"(["mine"])", R"("mine")"), "aliases");
+  ExpectError(Replace(kGood, R"("tdp_w")", R"("tdp_watts")"), "tdp_watts");
+  ExpectError(Replace(kGood, R"("Conv": 0.7)", R"("Conv": 0)"),
+              "compute_efficiency_by_op.Conv");
+  ExpectError(Replace(kGood, R"("dispatch_tax_s": 1e-5)",
+                      R"("dispatch_tax_s": -1)"),
+              "dispatch_tax_s");
+}
+
+TEST(HardwareJsonTest, LoadFileNamesTheFile) {
+  absl::StatusOr<engine::Hardware> missing =
+      engine::LoadHardwareFile("/nonexistent/dir/hw.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(Message(missing.status()).find("/nonexistent/dir/hw.json"),
+            std::string::npos);
+
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "ridgeline_hw_test.json")
+          .string();
+  std::ofstream(path) << kGood;
+  absl::StatusOr<engine::Hardware> hw = engine::LoadHardwareFile(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  EXPECT_EQ(hw->name, "My GPU");
+}
+
+}  // namespace
+}  // namespace ridgeline
