@@ -28,8 +28,8 @@ absl::Status CheckOptions(const AnalyzeOptions& o) {
   auto positive = [](double x) { return std::isfinite(x) && x > 0; };
   auto non_negative = [](double x) { return std::isfinite(x) && x >= 0; };
   if (!positive(o.flops_per_mac)) {
-    return absl::InvalidArgumentError(
-        fmt::format("flops_per_mac must be positive (got {})", o.flops_per_mac));
+    return absl::InvalidArgumentError(fmt::format(
+        "flops_per_mac must be positive (got {})", o.flops_per_mac));
   }
   if (!positive(o.compute_efficiency) || o.compute_efficiency > 1) {
     return absl::InvalidArgumentError(fmt::format(
@@ -44,8 +44,8 @@ absl::Status CheckOptions(const AnalyzeOptions& o) {
         "per-layer tax must be >= 0 s (got {})", o.per_layer_tax_s));
   }
   if (o.dispatch_tax_s && !non_negative(*o.dispatch_tax_s)) {
-    return absl::InvalidArgumentError(fmt::format(
-        "dispatch tax must be >= 0 s (got {})", *o.dispatch_tax_s));
+    return absl::InvalidArgumentError(
+        fmt::format("dispatch tax must be >= 0 s (got {})", *o.dispatch_tax_s));
   }
   if (o.batch < 1) {
     return absl::InvalidArgumentError(
@@ -58,10 +58,9 @@ absl::Status CheckOptions(const AnalyzeOptions& o) {
 // first input (the activation / A operand) of the MAC-heavy layers, weighted
 // by MACs. A layer with no MACs votes with its FLOPs by its output dtype only
 // when the model has no MAC layer at all.
-absl::StatusOr<PeakChoice> ModelDTypePeak(const graph::Graph& graph,
-                                          const Hardware& hw,
-                                          const std::vector<LayerResult>& layers,
-                                          double flops_per_mac) {
+absl::StatusOr<PeakChoice> ModelDTypePeak(
+    const graph::Graph& graph, const Hardware& hw,
+    const std::vector<LayerResult>& layers, double flops_per_mac) {
   std::map<std::string, std::pair<double, graph::DType>> mac_votes, flop_votes;
   double total_macs = 0, total_flops = 0;
   for (const LayerResult& layer : layers) {
@@ -123,10 +122,11 @@ absl::StatusOr<PeakChoice> ModelDTypePeak(const graph::Graph& graph,
     choice.reason =
         candidate == key
             ? why
-            : fmt::format("{}; {} lists no {} peak, so the {} peak is used "
-                          "(fallback rule: same-width sibling, then wider "
-                          "types; fp32 -> bf16 for matrix units without fp32)",
-                          why, hw.name, key, candidate);
+            : fmt::format(
+                  "{}; {} lists no {} peak, so the {} peak is used "
+                  "(fallback rule: same-width sibling, then wider "
+                  "types; fp32 -> bf16 for matrix units without fp32)",
+                  why, hw.name, key, candidate);
     return choice;
   }
   absl::StatusOr<double> missing = hw.PeakFlops(key);
@@ -185,8 +185,8 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
                                  const AnalyzeOptions& options) {
   if (absl::Status s = CheckOptions(options); !s.ok()) return s;
   if (!(hardware.memory_bandwidth_bytes_per_s > 0)) {
-    return absl::InvalidArgumentError(fmt::format(
-        "hardware '{}' has no memory bandwidth", hardware.name));
+    return absl::InvalidArgumentError(
+        fmt::format("hardware '{}' has no memory bandwidth", hardware.name));
   }
 
   // Pricing: a caller's pricer, else --precision's re-pricing, else dtypes.
@@ -203,8 +203,8 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     }
     absl::StatusOr<double> peak = hardware.PeakFlops(p->name);
     if (!peak.ok()) {  // the message names the device and what it lists
-      return absl::InvalidArgumentError(fmt::format(
-          "--precision {}: {}", p->name, MessageOf(peak.status())));
+      return absl::InvalidArgumentError(
+          fmt::format("--precision {}: {}", p->name, MessageOf(peak.status())));
     }
     explicit_peak = PeakChoice{std::string(p->name), *peak,
                                fmt::format("--precision {}", p->name)};
@@ -238,16 +238,17 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     absl::StatusOr<Cost> cost = registry.Count(graph, n, *pricer);
     if (!cost.ok()) {
       layer.skipped = true;
-      summary.skipped_layers.push_back(
-          {FirstUnresolvedTensor(graph, node), node.name,
-           std::string(MessageOf(cost.status()))});
+      summary.skipped_layers.push_back({FirstUnresolvedTensor(graph, node),
+                                        node.name,
+                                        std::string(MessageOf(cost.status()))});
     } else {
       layer.cost = *cost;
       is_view[n] = cost->view;
       if (cost->unknown) {
-        unknown_ops.insert(node.domain.empty()
-                               ? node.op_type
-                               : fmt::format("{}:{}", node.domain, node.op_type));
+        unknown_ops.insert(
+            node.domain.empty()
+                ? node.op_type
+                : fmt::format("{}:{}", node.domain, node.op_type));
       }
     }
     analysis.layers.push_back(std::move(layer));
@@ -258,8 +259,8 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
   if (explicit_peak) {
     peak = *explicit_peak;
   } else {
-    absl::StatusOr<PeakChoice> chosen = ModelDTypePeak(
-        graph, hardware, analysis.layers, options.flops_per_mac);
+    absl::StatusOr<PeakChoice> chosen =
+        ModelDTypePeak(graph, hardware, analysis.layers, options.flops_per_mac);
     if (!chosen.ok()) return chosen.status();
     peak = *chosen;
   }
@@ -336,9 +337,9 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
   }
   summary.latency_s = layer_time + a.dispatch_tax_s;
   summary.throughput_per_s =
-      summary.latency_s > 0 ? static_cast<double>(options.batch) /
-                                  summary.latency_s
-                            : 0;
+      summary.latency_s > 0
+          ? static_cast<double>(options.batch) / summary.latency_s
+          : 0;
   summary.mfu = summary.latency_s > 0
                     ? (summary.flops / summary.latency_s) / peak.flops_per_s
                     : 0;
@@ -354,8 +355,9 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     }
   }
   summary.peak_activation_bytes = PeakActivationBytes(graph, *pricer, is_view);
-  summary.fits_in_memory = summary.weight_bytes + summary.peak_activation_bytes <=
-                           hardware.memory_capacity_bytes;
+  summary.fits_in_memory =
+      summary.weight_bytes + summary.peak_activation_bytes <=
+      hardware.memory_capacity_bytes;
   return analysis;
 }
 

@@ -1,8 +1,8 @@
 // The roofline analysis of a whole graph on one device: per-layer compute,
 // memory and overhead time, and the whole-model summary.
 //
-//   engine::AnalyzeOptions opts;          // defaults: 2 FLOPs/MAC, eff 0.5, ...
-//   absl::StatusOr<engine::Analysis> a = engine::Analyze(graph, hw, opts);
+//   engine::AnalyzeOptions opts;          // defaults: 2 FLOPs/MAC, eff 0.5,
+//   ... absl::StatusOr<engine::Analysis> a = engine::Analyze(graph, hw, opts);
 #ifndef RIDGELINE_ENGINE_ANALYSIS_H_
 #define RIDGELINE_ENGINE_ANALYSIS_H_
 
@@ -23,10 +23,10 @@ enum class Bound { kCompute, kMemory, kOverhead, kNone };
 std::string_view BoundName(Bound bound);  // "compute", "memory", ...
 
 struct AnalyzeOptions {
-  double flops_per_mac = 2.0;        // --flops-per-mac
-  double compute_efficiency = 0.5;   // --efficiency
-  double memory_efficiency = 1.0;    // --memory-efficiency
-  double per_layer_tax_s = 10e-6;    // --layer-tax-us
+  double flops_per_mac = 2.0;            // --flops-per-mac
+  double compute_efficiency = 0.5;       // --efficiency
+  double memory_efficiency = 1.0;        // --memory-efficiency
+  double per_layer_tax_s = 10e-6;        // --layer-tax-us
   std::optional<double> dispatch_tax_s;  // --dispatch-tax-us; else hardware's
   // "" = price tensors at the model's own dtypes; otherwise one of
   // fp32|tf32|fp16|bf16|fp8|int8|int4 (--precision).
@@ -47,8 +47,8 @@ struct Assumptions {
   double memory_efficiency = 1.0;
   double per_layer_tax_s = 10e-6;
   double dispatch_tax_s = 0;
-  std::string precision;        // "model dtypes" or the --precision value
-  std::string peak_precision;   // which peak was used
+  std::string precision;       // "model dtypes" or the --precision value
+  std::string peak_precision;  // which peak was used
   // Why that peak: "--precision bf16", "model dtype float32 (92% of MACs)",
   // or the fallback taken when the device lacks the model dtype's peak.
   std::string peak_reason;
@@ -95,7 +95,7 @@ struct Summary {
   double weight_bytes = 0;
   double latency_s = 0;  // sum of layer latencies + dispatch tax
   double throughput_per_s = 0;
-  double mfu = 0;  // (flops / latency) / peak
+  double mfu = 0;              // (flops / latency) / peak
   Bound bound = Bound::kNone;  // bound holding the largest share of time
   double peak_activation_bytes = 0;
   bool fits_in_memory = true;

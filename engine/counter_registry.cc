@@ -259,9 +259,9 @@ absl::StatusOr<Cost> CounterRegistry::Count(const graph::Graph& graph,
       if (t < 0) continue;
       const graph::Tensor& tensor = graph.tensor(t);
       if (!tensor.shape_known) {
-        return absl::FailedPreconditionError(fmt::format(
-            "node '{}' ({}): the shape of {} '{}' is unknown", node.name,
-            OpName(node), kind, tensor.name));
+        return absl::FailedPreconditionError(
+            fmt::format("node '{}' ({}): the shape of {} '{}' is unknown",
+                        node.name, OpName(node), kind, tensor.name));
       }
     }
     return absl::OkStatus();

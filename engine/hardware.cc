@@ -92,9 +92,9 @@ absl::StatusOr<double> RequiredNumber(const Json& j, std::string_view origin,
   return NumberValue(*it, origin, field, /*allow_zero=*/false);
 }
 
-absl::Status ParseEfficiencyMap(
-    const Json& j, std::string_view origin, std::string_view field,
-    absl::flat_hash_map<std::string, double>* out) {
+absl::Status ParseEfficiencyMap(const Json& j, std::string_view origin,
+                                std::string_view field,
+                                absl::flat_hash_map<std::string, double>* out) {
   auto it = j.find(std::string(field));
   if (it == j.end()) return absl::OkStatus();
   if (!it->is_object()) {
@@ -198,7 +198,8 @@ absl::StatusOr<Hardware> ParseHardwareJson(std::string_view json,
   }
 
   auto peaks = j.find("peak_flops_per_s");
-  if (peaks == j.end()) return FieldError(origin, "peak_flops_per_s", "missing");
+  if (peaks == j.end())
+    return FieldError(origin, "peak_flops_per_s", "missing");
   if (!peaks->is_object() || peaks->empty()) {
     return FieldError(origin, "peak_flops_per_s",
                       "must be a non-empty object of precision -> FLOP/s");
@@ -220,7 +221,8 @@ absl::StatusOr<Hardware> ParseHardwareJson(std::string_view json,
       RequiredNumber(j, origin, "memory_bandwidth_bytes_per_s");
   if (!bw.ok()) return bw.status();
   hw.memory_bandwidth_bytes_per_s = *bw;
-  absl::StatusOr<double> cap = RequiredNumber(j, origin, "memory_capacity_bytes");
+  absl::StatusOr<double> cap =
+      RequiredNumber(j, origin, "memory_capacity_bytes");
   if (!cap.ok()) return cap.status();
   hw.memory_capacity_bytes = *cap;
 
@@ -236,7 +238,8 @@ absl::StatusOr<Hardware> ParseHardwareJson(std::string_view json,
     hw.dispatch_tax_s = *v;
   }
   if (auto it = j.find("source"); it != j.end()) {
-    if (!it->is_string()) return FieldError(origin, "source", "must be a string");
+    if (!it->is_string())
+      return FieldError(origin, "source", "must be a string");
     hw.source = it->get<std::string>();
   }
   if (absl::Status s = ParseEfficiencyMap(j, origin, "compute_efficiency_by_op",
@@ -274,7 +277,8 @@ std::string HardwareToJson(const Hardware& hw) {
   nlohmann::ordered_json peaks = nlohmann::ordered_json::object();
   for (const Precision& p : kPrecisions) {
     auto it = hw.peak_flops_per_s.find(std::string(p.name));
-    if (it != hw.peak_flops_per_s.end()) peaks[std::string(p.name)] = it->second;
+    if (it != hw.peak_flops_per_s.end())
+      peaks[std::string(p.name)] = it->second;
   }
   j["peak_flops_per_s"] = peaks;
   j["memory_bandwidth_bytes_per_s"] = hw.memory_bandwidth_bytes_per_s;
@@ -327,9 +331,9 @@ absl::StatusOr<Hardware> FindHardware(const std::vector<Hardware>& catalog,
       known += ")";
     }
   }
-  return absl::NotFoundError(fmt::format(
-      "unknown hardware '{}'; known (key (aliases)): {}", name,
-      known.empty() ? "none" : known));
+  return absl::NotFoundError(
+      fmt::format("unknown hardware '{}'; known (key (aliases)): {}", name,
+                  known.empty() ? "none" : known));
 }
 
 }  // namespace ridgeline::engine

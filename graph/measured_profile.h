@@ -34,7 +34,8 @@ struct MeasuredNode {
   // Mean time per run, seconds: the sum of this node's event durations over
   // the runs used, divided by the number of runs used.
   double seconds = 0;
-  // Number of events summed into `seconds` (all runs used together).
+  // Executions summed into `seconds`, all runs used together: ONNX Runtime
+  // kernel events, PyTorch operator calls (a call's GPU kernels count once).
   int64_t count = 0;
 };
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "absl/strings/str_join.h"
 
@@ -59,10 +60,11 @@ class Converter {
       graph_.MarkOutput(*t);
     }
     if (absl::Status s = graph_.Finalize(); !s.ok()) return s;
+    // Shape resolution changes no edge and validates every dim it sets, so
+    // the graph stays finalized.
     if (absl::Status s = ResolveShapes(protos_, model_, &graph_); !s.ok()) {
       return s;
     }
-    if (absl::Status s = graph_.Finalize(); !s.ok()) return s;
     return std::move(graph_);
   }
 
@@ -163,13 +165,19 @@ class Converter {
   // Names in subgraphs may shadow outer names; the graph needs unique names,
   // so a shadowing name gets its scope's prefix.
   std::string UniqueName(const std::string& name, const Scope* scope) {
-    if (!graph_.FindTensor(name).has_value()) return name;
+    // While the main graph is converted, its scope holds every tensor added
+    // so far (subgraphs come after all main-graph names), so one lookup
+    // there suffices.
+    if (scope->parent == nullptr) {
+      if (!scope->names.contains(name)) return name;
+    } else if (!graph_.FindTensor(name).has_value()) {
+      return name;
+    }
     std::string base = scope_prefix_.empty() ? name : scope_prefix_ + name;
     std::string candidate = base;
     for (int i = 2; graph_.FindTensor(candidate).has_value(); ++i) {
       candidate = fmt::format("{}#{}", base, i);
     }
-    (void)scope;
     return candidate;
   }
 
@@ -178,12 +186,12 @@ class Converter {
                            ? fmt::format("{}_{}", node.op_type(), node_counter_)
                            : node.name();
     ++node_counter_;
-    std::string candidate = base;
-    for (int i = 2; used_node_names_.contains(candidate); ++i) {
+    if (used_node_names_.insert(base).second) return base;
+    std::string candidate;
+    for (int i = 2;; ++i) {
       candidate = fmt::format("{}#{}", base, i);
+      if (used_node_names_.insert(candidate).second) return candidate;
     }
-    used_node_names_.insert(candidate);
-    return candidate;
   }
 
   absl::Status ConvertGraph(const onnx::GraphProto& g, int parent,
@@ -326,7 +334,7 @@ class Converter {
   std::vector<std::pair<int, const onnx::ValueInfoProto*>> subgraph_inputs_;
   absl::flat_hash_map<std::string, int64_t> opsets_;
   std::set<std::string> missing_external_;
-  std::set<std::string> used_node_names_;
+  absl::flat_hash_set<std::string> used_node_names_;
   std::string scope_prefix_;
   int node_counter_ = 0;
 };

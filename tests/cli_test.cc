@@ -50,9 +50,9 @@ std::string ReadFile(const std::string& path) {
 
 std::filesystem::path TempDir() {
   static const std::filesystem::path dir = [] {
-    std::filesystem::path d = std::filesystem::temp_directory_path() /
-                              ("ridgeline_cli_test_" +
-                               std::to_string(::getpid()));
+    std::filesystem::path d =
+        std::filesystem::temp_directory_path() /
+        ("ridgeline_cli_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
     return d;
   }();
@@ -107,8 +107,8 @@ TEST(CliTest, JsonReportOfTheTinyCnn) {
 TEST(CliTest, TableCsvAndMarkdown) {
   const Result table = RunCli({kTinyCnn, "--hw", "a100"});
   ASSERT_EQ(table.code, 0) << table.err;
-  for (const char* what : {"Summary", "Roofline", "Assumptions",
-                           "ridge point", "FLOPs per MAC", "conv"}) {
+  for (const char* what : {"Summary", "Roofline", "Assumptions", "ridge point",
+                           "FLOPs per MAC", "conv"}) {
     EXPECT_TRUE(Contains(table.out, what)) << what << "\n" << table.out;
   }
 
@@ -128,7 +128,7 @@ TEST(CliTest, TableCsvAndMarkdown) {
 TEST(CliTest, OutputFileAndPrecision) {
   const std::string path = (TempDir() / "report.json").string();
   const Result r = RunCli({kTinyCnn, "--hw=h100", "--precision", "fp16",
-                        "--format=json", "-o", path});
+                           "--format=json", "-o", path});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(r.out.empty());
   const nlohmann::json j = nlohmann::json::parse(ReadFile(path));
@@ -140,7 +140,7 @@ TEST(CliTest, OutputFileAndPrecision) {
 
 TEST(CliTest, BatchRebindsADynamicModel) {
   const Result r = RunCli({kFixtures + "tiny_cnn_dyn.onnx", "--hw", "h100",
-                        "--batch", "4", "--format", "json"});
+                           "--batch", "4", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["assumptions"]["batch"], 4);
@@ -150,7 +150,8 @@ TEST(CliTest, BatchRebindsADynamicModel) {
 TEST(CliTest, ListHardware) {
   const Result table = RunCli({"--list-hw"});
   ASSERT_EQ(table.code, 0) << table.err;
-  for (const char* key : {"a100-80gb-sxm", "h100-sxm", "tpu-v5e", "epyc-9654"}) {
+  for (const char* key :
+       {"a100-80gb-sxm", "h100-sxm", "tpu-v5e", "epyc-9654"}) {
     EXPECT_TRUE(Contains(table.out, key)) << key;
   }
   const Result json = RunCli({"--list-hw", "--format", "json"});
@@ -169,8 +170,8 @@ TEST(CliTest, HardwareFile) {
 }
 
 TEST(CliTest, UnknownOpIsReportedNotFatal) {
-  const Result r = RunCli({kFixtures + "tiny_custom_op.onnx", "--hw", "t4",
-                        "--format", "json"});
+  const Result r = RunCli(
+      {kFixtures + "tiny_custom_op.onnx", "--hw", "t4", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json s = nlohmann::json::parse(r.out)["summary"];
   const bool listed_unknown =
@@ -184,9 +185,9 @@ TEST(CliTest, UsageErrorsExitOne) {
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{
            {},
-           {kTinyCnn},                                   // no --hw
-           {kTinyCnn, "--hw", "h100", "--bogus"},        // unknown flag
-           {kTinyCnn, "--hw"},                           // missing value
+           {kTinyCnn},                             // no --hw
+           {kTinyCnn, "--hw", "h100", "--bogus"},  // unknown flag
+           {kTinyCnn, "--hw"},                     // missing value
            {kTinyCnn, "--hw", "h100", "--precision", "fp12"},
            {kTinyCnn, "--hw", "h100", "--batch", "0"},
            {kTinyCnn, "--hw", "h100", "--efficiency", "1.5"},

@@ -21,9 +21,9 @@ TEST(AttentionCounterTest, MicrosoftAttentionWithPast) {
   int b = g.Weight("b", {48});
   int mask = g.Input("mask", {2, 8}, DType::kInt32);
   int past = g.Input("past", {2, 2, 4, 5, 4});
-  int att = g.Op("Attention", {x, w, b, mask, past},
-                 {{2, 3, 16}, {2, 2, 4, 8, 4}}, {{"num_heads", int64_t{4}}},
-                 "com.microsoft");
+  int att =
+      g.Op("Attention", {x, w, b, mask, past}, {{2, 3, 16}, {2, 2, 4, 8, 4}},
+           {{"num_heads", int64_t{4}}}, "com.microsoft");
   Cost c = g.Count(att);
   // Projection: B*S*hidden_in*48 = 2*3*16*48 = 4608.
   // QK^T and AV with S_total = 5 + 3 = 8: 2 * (B*N*S*T*head) =

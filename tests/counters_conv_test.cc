@@ -73,10 +73,9 @@ TEST(ConvCounterTest, ConvTransposeScatterForm) {
   int w = g.Weight("w", {16, 4, 4, 4});  // [C_in, C_out/group, kh, kw]
   int b = g.Weight("b", {8});
   // group 2: C_out = 4*2 = 8; out = (8-1)*2 - 2 + 4 = 16.
-  int deconv = g.Op("ConvTranspose", {x, w, b}, {{1, 8, 16, 16}},
-                    {{"group", int64_t{2}},
-                     {"strides", V{2, 2}},
-                     {"pads", V{1, 1, 1, 1}}});
+  int deconv = g.Op(
+      "ConvTranspose", {x, w, b}, {{1, 8, 16, 16}},
+      {{"group", int64_t{2}}, {"strides", V{2, 2}}, {"pads", V{1, 1, 1, 1}}});
   Cost c = g.Count(deconv);
   // Input side: N*C_in*H_in*W_in*(C_out/g)*kh*kw = 1*16*64*4*16 = 65536.
   // (The gather form over the output, vol(Y)*prod(W[1:]) = 2048*64 = 131072,
@@ -101,7 +100,7 @@ TEST(ConvCounterTest, FusedConvAddsActivation) {
   int conv = g.Op("FusedConv", {x, w}, {{1, 3, 4, 4}},
                   {{"activation", std::string("Relu")}}, "com.microsoft");
   Cost c = g.Count(conv);
-  EXPECT_DOUBLE_EQ(c.macs, 3 * 16 * 2);      // 96
+  EXPECT_DOUBLE_EQ(c.macs, 3 * 16 * 2);     // 96
   EXPECT_DOUBLE_EQ(c.other_flops, 3 * 16);  // Relu: 1 per output element
 }
 
@@ -109,8 +108,8 @@ TEST(ConvCounterTest, GroupMismatchIsAnErrorNamingTheNode) {
   CounterGraph g;
   int x = g.Input("x", {1, 8, 5, 5});
   int w = g.Weight("w", {4, 3, 1, 1});  // 8 / 2 = 4, not 3
-  int conv = g.Op("Conv", {x, w}, {{1, 4, 5, 5}}, {{"group", int64_t{2}}},
-                  "", graph::DType::kFloat32, "bad_conv");
+  int conv = g.Op("Conv", {x, w}, {{1, 4, 5, 5}}, {{"group", int64_t{2}}}, "",
+                  graph::DType::kFloat32, "bad_conv");
   absl::StatusOr<Cost> c = g.TryCount(conv);
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.status().message().find("bad_conv"), absl::string_view::npos);

@@ -20,8 +20,8 @@ TEST(ElementwiseCounterTest, BroadcastAddCountsOutputElements) {
   int b = g.Weight("b", {4});
   int add = g.Op("Add", {a, b}, {{2, 3, 4}});
   Cost c = g.Count(add);
-  EXPECT_DOUBLE_EQ(c.other_flops, 24);              // 24 output elements
-  EXPECT_DOUBLE_EQ(c.bytes_read, (24 + 4) * 4);     // b read unbroadcast
+  EXPECT_DOUBLE_EQ(c.other_flops, 24);           // 24 output elements
+  EXPECT_DOUBLE_EQ(c.bytes_read, (24 + 4) * 4);  // b read unbroadcast
   EXPECT_DOUBLE_EQ(c.weight_bytes, 16);
   EXPECT_DOUBLE_EQ(c.bytes_written, 96);
   EXPECT_DOUBLE_EQ(c.macs, 0);
@@ -35,19 +35,16 @@ TEST(ElementwiseCounterTest, ActivationCosts) {
     double per_element;  // from cost_table.h
   };
   const Case cases[] = {
-      {"Relu", 1},         // max
-      {"Sigmoid", 13},     // exp 8 + add 1 + div 4
-      {"Tanh", 8},         // transcendental
-      {"Erf", 8},          // transcendental (onnx-tool: 0)
-      {"Exp", 8},
-      {"Log", 8},
-      {"Sqrt", 4},
-      {"Reciprocal", 4},
-      {"HardSigmoid", 4},  // mul, add, min, max
-      {"HardSwish", 5},    // hardsigmoid + mul
-      {"Clip", 2},         // min, max
-      {"LeakyRelu", 2},    // cmp, mul
-      {"Softplus", 17},    // exp 8 + add 1 + log 8
+      {"Relu", 1},      // max
+      {"Sigmoid", 13},  // exp 8 + add 1 + div 4
+      {"Tanh", 8},      // transcendental
+      {"Erf", 8},       // transcendental (onnx-tool: 0)
+      {"Exp", 8},        {"Log", 8},         {"Sqrt", 4},
+      {"Reciprocal", 4}, {"HardSigmoid", 4},  // mul, add, min, max
+      {"HardSwish", 5},                       // hardsigmoid + mul
+      {"Clip", 2},                            // min, max
+      {"LeakyRelu", 2},                       // cmp, mul
+      {"Softplus", 17},                       // exp 8 + add 1 + log 8
       {"Cast", 0},
   };
   std::vector<int> nodes;
@@ -84,8 +81,8 @@ TEST(ElementwiseCounterTest, VariadicAndRepeatedInputs) {
   int sum = g.Op("Sum", {a, b, c}, {{5}});
   int mean = g.Op("Mean", {a, b, c}, {{5}});
   int square = g.Op("Mul", {a, a}, {{5}});
-  EXPECT_DOUBLE_EQ(g.Count(sum).other_flops, 10);   // 2 adds * 5
-  EXPECT_DOUBLE_EQ(g.Count(mean).other_flops, 15);  // (2 adds + 1 mul) * 5
+  EXPECT_DOUBLE_EQ(g.Count(sum).other_flops, 10);    // 2 adds * 5
+  EXPECT_DOUBLE_EQ(g.Count(mean).other_flops, 15);   // (2 adds + 1 mul) * 5
   EXPECT_DOUBLE_EQ(g.Count(square).bytes_read, 20);  // a read once
 }
 
@@ -103,8 +100,8 @@ TEST(ElementwiseCounterTest, WhereReadsEachInput) {
 TEST(ElementwiseCounterTest, CastMovesBytesOnly) {
   CounterGraph g;
   int x = g.Input("x", {10});
-  int cast = g.Op("Cast", {x}, {{10}}, {{"to", int64_t{10}}}, "",
-                  DType::kFloat16);
+  int cast =
+      g.Op("Cast", {x}, {{10}}, {{"to", int64_t{10}}}, "", DType::kFloat16);
   Cost c = g.Count(cast);
   EXPECT_DOUBLE_EQ(c.other_flops, 0);
   EXPECT_DOUBLE_EQ(c.bytes_read, 40);
@@ -139,7 +136,7 @@ TEST(ReduceCounterTest, CountsInputElements) {
   int l2 = g.Op("ReduceL2", {x}, {{4, 1}}, {{"axes", V{1}}});
   int argmax = g.Op("ArgMax", {x}, {{4, 1}}, {}, "", DType::kInt64);
   EXPECT_DOUBLE_EQ(g.Count(sum).other_flops, 24);
-  EXPECT_DOUBLE_EQ(g.Count(mean).other_flops, 24 + 4);     // + 1/n per output
+  EXPECT_DOUBLE_EQ(g.Count(mean).other_flops, 24 + 4);  // + 1/n per output
   EXPECT_DOUBLE_EQ(g.Count(l2).other_flops, 24 * 2 + 4 * 4);  // sq+add; sqrt
   EXPECT_DOUBLE_EQ(g.Count(argmax).other_flops, 24);
 }

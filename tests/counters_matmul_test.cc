@@ -18,8 +18,8 @@ TEST(MatMulCounterTest, GemmTransBWithBias) {
   int c = g.Weight("c", {16});
   int gemm = g.Op("Gemm", {a, b, c}, {{4, 16}}, {{"transB", int64_t{1}}});
   Cost cost = g.Count(gemm);
-  EXPECT_DOUBLE_EQ(cost.macs, 4 * 16 * 8);        // M*N*K = 512
-  EXPECT_DOUBLE_EQ(cost.other_flops, 4 * 16);     // C add per output = 64
+  EXPECT_DOUBLE_EQ(cost.macs, 4 * 16 * 8);     // M*N*K = 512
+  EXPECT_DOUBLE_EQ(cost.other_flops, 4 * 16);  // C add per output = 64
   EXPECT_DOUBLE_EQ(cost.bytes_read, (32 + 128 + 16) * 4);  // 704
   EXPECT_DOUBLE_EQ(cost.weight_bytes, (128 + 16) * 4);     // 576
   EXPECT_DOUBLE_EQ(cost.bytes_written, 64 * 4);
@@ -78,7 +78,7 @@ TEST(MatMulCounterTest, FusedMatMul) {
   int mm = g.Op("FusedMatMul", {a, b}, {{2, 4, 5}},
                 {{"transA", int64_t{1}}, {"alpha", 0.5}}, "com.microsoft");
   Cost cost = g.Count(mm);
-  EXPECT_DOUBLE_EQ(cost.macs, 2 * 4 * 5 * 8);   // 320
+  EXPECT_DOUBLE_EQ(cost.macs, 2 * 4 * 5 * 8);     // 320
   EXPECT_DOUBLE_EQ(cost.other_flops, 2 * 4 * 5);  // alpha per output = 40
 }
 
@@ -96,8 +96,8 @@ TEST(EinsumCounterTest, ImplicitOutputAndSpaces) {
   CounterGraph g;
   int a = g.Input("a", {3, 4});
   int b = g.Input("b", {4, 6});
-  int e = g.Op("Einsum", {a, b}, {{3, 6}},
-               {{"equation", std::string("ij, jk")}});
+  int e =
+      g.Op("Einsum", {a, b}, {{3, 6}}, {{"equation", std::string("ij, jk")}});
   EXPECT_DOUBLE_EQ(g.Count(e).macs, 3 * 4 * 6);  // 72
 }
 

@@ -89,8 +89,7 @@ TEST(MovementCounterTest, TrainingDropoutIsNotAView) {
   CounterGraph g;
   int x = g.Input("x", {8});
   int ratio = g.Weight("ratio", {});
-  int training = g.IntConstant("training", {1}, /*scalar=*/true,
-                               DType::kBool);
+  int training = g.IntConstant("training", {1}, /*scalar=*/true, DType::kBool);
   int dropout = g.Op("Dropout", {x, ratio, training}, {{8}});
   Cost c = g.Count(dropout);
   EXPECT_FALSE(c.view);

@@ -45,7 +45,7 @@ TEST(NormCounterTest, BatchNormalizationInference) {
   int v = g.Weight("v", {4});
   int bn = g.Op("BatchNormalization", {x, s, b, m, v}, {{1, 4, 5, 5}});
   Cost c = g.Count(bn);
-  EXPECT_DOUBLE_EQ(c.other_flops, 200);         // 100 elements * 2
+  EXPECT_DOUBLE_EQ(c.other_flops, 200);          // 100 elements * 2
   EXPECT_DOUBLE_EQ(c.bytes_read, 400 + 4 * 16);  // X + 4 params of 4 floats
   EXPECT_DOUBLE_EQ(c.weight_bytes, 64);
 }

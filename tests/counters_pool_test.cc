@@ -27,9 +27,9 @@ TEST(PoolCounterTest, MaxPool3DUsesEveryKernelDim) {
 TEST(PoolCounterTest, AveragePool3D) {
   CounterGraph g;
   int x = g.Input("x", {1, 2, 8, 8, 8});
-  int pool = g.Op("AveragePool", {x}, {{1, 2, 8, 8, 8}},
-                  {{"kernel_shape", V{3, 3, 3}},
-                   {"pads", V{1, 1, 1, 1, 1, 1}}});
+  int pool =
+      g.Op("AveragePool", {x}, {{1, 2, 8, 8, 8}},
+           {{"kernel_shape", V{3, 3, 3}}, {"pads", V{1, 1, 1, 1, 1, 1}}});
   // 1024 outputs * (27 adds + 1 multiply by 1/count) = 28672.
   EXPECT_DOUBLE_EQ(g.Count(pool).other_flops, 28672);
 }

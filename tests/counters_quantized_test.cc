@@ -80,7 +80,7 @@ TEST(QuantizedCounterTest, QLinearMatMul) {
   int mm = g.Op("QLinearMatMul", {a, s, z, b, s, z, s, z}, {{3, 4}}, {}, "",
                 DType::kUInt8);
   Cost c = g.Count(mm);
-  EXPECT_DOUBLE_EQ(c.macs, 3 * 4 * 16);       // 192
+  EXPECT_DOUBLE_EQ(c.macs, 3 * 4 * 16);        // 192
   EXPECT_DOUBLE_EQ(c.other_flops, 2 * 3 * 4);  // requantize: 24
   // Repeated inputs are read once: a 48 + s 4 + z 1 + b 64 = 117.
   EXPECT_DOUBLE_EQ(c.bytes_read, 117);
@@ -91,8 +91,7 @@ TEST(QuantizedCounterTest, QuantizeAndDequantizeAreTwoPerElement) {
   int x = g.Input("x", {100}, DType::kInt8);
   int s = g.Weight("s", {});
   int dq = g.Op("DequantizeLinear", {x, s}, {{100}});
-  int q = g.Op("QuantizeLinear", {g.Out(dq), s}, {{100}}, {}, "",
-               DType::kInt8);
+  int q = g.Op("QuantizeLinear", {g.Out(dq), s}, {{100}}, {}, "", DType::kInt8);
   Cost cd = g.Count(dq);
   EXPECT_DOUBLE_EQ(cd.other_flops, 200);
   EXPECT_DOUBLE_EQ(cd.bytes_read, 100 + 4);

@@ -165,11 +165,11 @@ TEST(CounterRegistryTest, LoopBodyCountsOncePerIteration) {
   EXPECT_TRUE(container.view);
   EXPECT_DOUBLE_EQ(container.Bytes(), 0);
   Cost c = g.Count(body);
-  EXPECT_DOUBLE_EQ(c.other_flops, 4 * 10);       // 4 Relus x 10 trips
+  EXPECT_DOUBLE_EQ(c.other_flops, 4 * 10);  // 4 Relus x 10 trips
   EXPECT_DOUBLE_EQ(c.bytes_read, 16 * 10);
   EXPECT_TRUE(c.note.empty());
   Cost once = g.Count(body2);
-  EXPECT_DOUBLE_EQ(once.other_flops, 4);          // unknown: once
+  EXPECT_DOUBLE_EQ(once.other_flops, 4);  // unknown: once
   EXPECT_NE(once.note.find("trip count"), std::string::npos);
 }
 

@@ -24,8 +24,7 @@ using graph::DType;
 
 class CounterGraph {
  public:
-  using Attributes =
-      std::vector<std::pair<std::string, graph::AttributeValue>>;
+  using Attributes = std::vector<std::pair<std::string, graph::AttributeValue>>;
 
   int Input(const std::string& name, graph::Dims dims,
             DType dtype = DType::kFloat32) {
@@ -69,16 +68,17 @@ class CounterGraph {
          const std::string& domain = "", DType out_dtype = DType::kFloat32,
          const std::string& name = "") {
     graph::Node node;
-    node.name = name.empty() ? op + "_" + std::to_string(graph_.nodes().size())
-                             : name;
+    node.name =
+        name.empty() ? op + "_" + std::to_string(graph_.nodes().size()) : name;
     node.op_type = op;
     node.domain = domain;
     node.inputs = std::move(inputs);
     for (size_t i = 0; i < outputs.size(); ++i) {
-      node.outputs.push_back(Add({.name = node.name + "_out" + std::to_string(i),
-                                  .dtype = out_dtype,
-                                  .dims = outputs[i],
-                                  .shape_known = true}));
+      node.outputs.push_back(
+          Add({.name = node.name + "_out" + std::to_string(i),
+               .dtype = out_dtype,
+               .dims = outputs[i],
+               .shape_known = true}));
     }
     for (auto& [key, value] : attributes) node.attributes[key] = value;
     absl::StatusOr<int> index = graph_.AddNode(std::move(node));

@@ -19,7 +19,7 @@ using testing::ToyRegistry;
 constexpr double kTol = 1e-12;
 
 Analysis AnalyzeToy(const graph::Graph& g, const Hardware& hw, AnalyzeOptions o,
-             const CounterRegistry& r) {
+                    const CounterRegistry& r) {
   o.registry = &r;
   absl::StatusOr<Analysis> a = Analyze(g, hw, o);
   EXPECT_TRUE(a.ok()) << a.status();
@@ -90,8 +90,8 @@ TEST(EngineAnalysisTest, LayerTimesBoundsAndTotals) {
   EXPECT_NEAR(s.compute_bound_time_s, 5, kTol);
   EXPECT_NEAR(s.memory_bound_time_s, 9, kTol);
   EXPECT_NEAR(s.overhead_bound_time_s, 1.1, kTol);
-  EXPECT_EQ(s.params, 100);                  // w[100]
-  EXPECT_NEAR(s.weight_bytes, 400, kTol);    // 100 x 4 B
+  EXPECT_EQ(s.params, 100);                // w[100]
+  EXPECT_NEAR(s.weight_bytes, 400, kTol);  // 100 x 4 B
   // Lifetimes (steps a=0, v=1, b=2, c=3): x 0..0 (40 B), a 0..2 (80 B, its
   // view v extends it to b's step), b 2..3 (20 B), y 3..3 (200 B, output).
   // Step 3 holds b + y = 220 B, the peak.
@@ -154,17 +154,22 @@ TEST(EngineAnalysisTest, TaxOverridesAndBatch) {
 // p_in[100] f32 (input) and idx[10] int64 (weight) -> P -> p_out[100] f32.
 graph::Graph PricedGraph() {
   graph::Graph g;
-  const int in = *g.AddTensor({.name = "p_in", .dtype = graph::DType::kFloat32,
-                               .dims = {100}, .shape_known = true,
+  const int in = *g.AddTensor({.name = "p_in",
+                               .dtype = graph::DType::kFloat32,
+                               .dims = {100},
+                               .shape_known = true,
                                .kind = graph::TensorKind::kGraphInput});
-  const int idx = *g.AddTensor({.name = "idx", .dtype = graph::DType::kInt64,
-                                .dims = {10}, .shape_known = true,
+  const int idx = *g.AddTensor({.name = "idx",
+                                .dtype = graph::DType::kInt64,
+                                .dims = {10},
+                                .shape_known = true,
                                 .kind = graph::TensorKind::kInitializer});
   const int out = *g.AddTensor({.name = "p_out",
                                 .dtype = graph::DType::kFloat32,
-                                .dims = {100}, .shape_known = true});
-  (void)g.AddNode({.name = "p", .op_type = "P", .inputs = {in, idx},
-                   .outputs = {out}});
+                                .dims = {100},
+                                .shape_known = true});
+  (void)g.AddNode(
+      {.name = "p", .op_type = "P", .inputs = {in, idx}, .outputs = {out}});
   g.MarkOutput(out);
   (void)g.Finalize();
   return g;
@@ -224,20 +229,28 @@ TEST(EngineAnalysisTest, ModelDTypePeakFallsBackOnlyByTheDocumentedRule) {
 
 TEST(EngineAnalysisTest, UnresolvedShapesSkipTheLayerAndUnknownOpsAreListed) {
   graph::Graph g;
-  const int x = *g.AddTensor({.name = "x", .dtype = graph::DType::kFloat32,
-                              .dims = {10}, .shape_known = true,
+  const int x = *g.AddTensor({.name = "x",
+                              .dtype = graph::DType::kFloat32,
+                              .dims = {10},
+                              .shape_known = true,
                               .kind = graph::TensorKind::kGraphInput});
-  const int m = *g.AddTensor({.name = "m", .dtype = graph::DType::kFloat32,
-                              .dims = {10}, .shape_known = true});
+  const int m = *g.AddTensor({.name = "m",
+                              .dtype = graph::DType::kFloat32,
+                              .dims = {10},
+                              .shape_known = true});
   const int u = *g.AddTensor({.name = "u", .dtype = graph::DType::kFloat32});
-  const int y = *g.AddTensor({.name = "y", .dtype = graph::DType::kFloat32,
-                              .dims = {10}, .shape_known = true});
-  (void)g.AddNode({.name = "mystery", .op_type = "Mystery",
-                   .domain = "com.example", .inputs = {x}, .outputs = {m}});
-  (void)g.AddNode({.name = "grow", .op_type = "B", .inputs = {m},
-                   .outputs = {u}});
-  (void)g.AddNode({.name = "c", .op_type = "C", .inputs = {u},
-                   .outputs = {y}});
+  const int y = *g.AddTensor({.name = "y",
+                              .dtype = graph::DType::kFloat32,
+                              .dims = {10},
+                              .shape_known = true});
+  (void)g.AddNode({.name = "mystery",
+                   .op_type = "Mystery",
+                   .domain = "com.example",
+                   .inputs = {x},
+                   .outputs = {m}});
+  (void)g.AddNode(
+      {.name = "grow", .op_type = "B", .inputs = {m}, .outputs = {u}});
+  (void)g.AddNode({.name = "c", .op_type = "C", .inputs = {u}, .outputs = {y}});
   g.MarkOutput(y);
   g.unresolved.push_back({"u", "grow", "test: no shape function"});
   ASSERT_TRUE(g.Finalize().ok());
@@ -246,7 +259,8 @@ TEST(EngineAnalysisTest, UnresolvedShapesSkipTheLayerAndUnknownOpsAreListed) {
 
   // "mystery" has no counter: 0 FLOPs, its tensors' bytes (40 + 40 B):
   // 80 / 100 = 0.8 s + 1 s tax.
-  EXPECT_EQ(a.summary.unknown_ops, std::vector<std::string>{"com.example:Mystery"});
+  EXPECT_EQ(a.summary.unknown_ops,
+            std::vector<std::string>{"com.example:Mystery"});
   EXPECT_NEAR(Layer(a, "mystery").latency_s, 1.8, kTol);
   // "grow" writes u (unresolved) and "c" reads it: both skipped, listed.
   EXPECT_TRUE(Layer(a, "grow").skipped);
@@ -283,8 +297,11 @@ TEST(ActivationMemoryTest, DiamondPeakFromLifetimes) {
   // step 2 a+b+c = 150; step 3 b+c+y = 55. Peak 150 B.
   graph::Graph g;
   auto t = [&](const char* name, int64_t n, graph::TensorKind kind) {
-    return *g.AddTensor({.name = name, .dtype = graph::DType::kUInt8,
-                         .dims = {n}, .shape_known = true, .kind = kind});
+    return *g.AddTensor({.name = name,
+                         .dtype = graph::DType::kUInt8,
+                         .dims = {n},
+                         .shape_known = true,
+                         .kind = kind});
   };
   const auto act = graph::TensorKind::kActivation;
   const int x = t("x", 10, graph::TensorKind::kGraphInput);
@@ -293,13 +310,13 @@ TEST(ActivationMemoryTest, DiamondPeakFromLifetimes) {
   (void)g.AddNode({.name = "A", .op_type = "A", .inputs = {x}, .outputs = {a}});
   (void)g.AddNode({.name = "B", .op_type = "B", .inputs = {a}, .outputs = {b}});
   (void)g.AddNode({.name = "C", .op_type = "C", .inputs = {a}, .outputs = {c}});
-  (void)g.AddNode({.name = "D", .op_type = "D", .inputs = {b, c},
-                   .outputs = {y}});
+  (void)g.AddNode(
+      {.name = "D", .op_type = "D", .inputs = {b, c}, .outputs = {y}});
   g.MarkOutput(y);
   ASSERT_TRUE(g.Finalize().ok());
   TensorPricer pricer;
-  EXPECT_DOUBLE_EQ(
-      PeakActivationBytes(g, pricer, std::vector<bool>(4, false)), 150);
+  EXPECT_DOUBLE_EQ(PeakActivationBytes(g, pricer, std::vector<bool>(4, false)),
+                   150);
 }
 
 TEST(PrecisionTest, NamesSizesAndFallbacks) {

@@ -18,8 +18,7 @@ namespace {
 
 Analysis ToyAnalysis() {
   static const graph::Graph* g = new graph::Graph(testing::ToyGraph());
-  static const CounterRegistry* r =
-      new CounterRegistry(testing::ToyRegistry());
+  static const CounterRegistry* r = new CounterRegistry(testing::ToyRegistry());
   AnalyzeOptions o = testing::ToyOptions();
   o.registry = r;
   absl::StatusOr<Analysis> a = Analyze(*g, testing::ToyHardware(), o);
@@ -64,8 +63,8 @@ TEST(ReportTest, RidgePoints) {
 
 TEST(ReportTest, JsonFollowsTheSchema) {
   const nlohmann::json j = nlohmann::json::parse(Render(Format::kJson));
-  for (const char* key : {"model", "hardware", "assumptions", "layers",
-                          "summary"}) {
+  for (const char* key :
+       {"model", "hardware", "assumptions", "layers", "summary"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["model"], "toy.onnx");
@@ -99,10 +98,9 @@ TEST(ReportTest, JsonFollowsTheSchema) {
   EXPECT_EQ(j["layers"][1]["bound"], "none");  // the view
 
   const auto& s = j["summary"];
-  for (const char* key :
-       {"layers", "macs", "flops", "bytes", "params", "weight_bytes",
-        "latency_s", "throughput_per_s", "mfu", "bound", "unknown_ops",
-        "unresolved"}) {
+  for (const char* key : {"layers", "macs", "flops", "bytes", "params",
+                          "weight_bytes", "latency_s", "throughput_per_s",
+                          "mfu", "bound", "unknown_ops", "unresolved"}) {
     EXPECT_TRUE(s.contains(key)) << key;
   }
   EXPECT_EQ(s["layers"], 3);
@@ -141,7 +139,7 @@ TEST(ReportTest, TableHasLayersSummaryRooflineAndAssumptions) {
   ReportOptions all;
   all.all_layers = true;
   const std::string every = Render(Format::kTable, all);
-  EXPECT_FALSE(Contains(every, "zero-latency views"));
+  EXPECT_FALSE(Contains(every, "zero-latency views ("));
   EXPECT_FALSE(Contains(every, "other ("));
 }
 

@@ -71,8 +71,10 @@ inline graph::Graph ToyGraph() {
   graph::Graph g;
   g.name = "toy";
   auto tensor = [&](const char* name, graph::Dims dims, TensorKind kind) {
-    return *g.AddTensor({.name = name, .dtype = DType::kFloat32,
-                         .dims = std::move(dims), .shape_known = true,
+    return *g.AddTensor({.name = name,
+                         .dtype = DType::kFloat32,
+                         .dims = std::move(dims),
+                         .shape_known = true,
                          .kind = kind});
   };
   const int x = tensor("x", {10}, TensorKind::kGraphInput);
@@ -81,14 +83,11 @@ inline graph::Graph ToyGraph() {
   const int v = tensor("v", {4, 5}, TensorKind::kActivation);
   const int b = tensor("b", {5}, TensorKind::kActivation);
   const int y = tensor("y", {50}, TensorKind::kActivation);
-  (void)g.AddNode({.name = "a", .op_type = "A", .inputs = {x, w},
-                   .outputs = {a}});
-  (void)g.AddNode({.name = "v", .op_type = "V", .inputs = {a},
-                   .outputs = {v}});
-  (void)g.AddNode({.name = "b", .op_type = "B", .inputs = {v},
-                   .outputs = {b}});
-  (void)g.AddNode({.name = "c", .op_type = "C", .inputs = {b},
-                   .outputs = {y}});
+  (void)g.AddNode(
+      {.name = "a", .op_type = "A", .inputs = {x, w}, .outputs = {a}});
+  (void)g.AddNode({.name = "v", .op_type = "V", .inputs = {a}, .outputs = {v}});
+  (void)g.AddNode({.name = "b", .op_type = "B", .inputs = {v}, .outputs = {b}});
+  (void)g.AddNode({.name = "c", .op_type = "C", .inputs = {b}, .outputs = {y}});
   g.MarkOutput(y);
   (void)g.Finalize();
   return g;

@@ -172,6 +172,7 @@ TEST(ApplyFusionTest, AttentionSavesTheScoreTraffic) {
       *ApplyFusion(unfused, *PlanFusion(g, *ParseFusionKinds("attention")), g,
                    options);
   ASSERT_EQ(r.groups.size(), 1u);
+  for (const LayerResult& l : unfused.layers) printf("DBG %s %g %g\n", l.name.c_str(), l.cost.bytes_read, l.cost.bytes_written);
   EXPECT_DOUBLE_EQ(r.groups[0].bytes, 1284);
   // Unfused: transpose 256 + 256; qk 256 + 256 + 512; div 512 + 4 + 512;
   // add 512 + 256 + 512; softmax 512 + 512; av 512 + 256 + 256 = 5636 B.

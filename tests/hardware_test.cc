@@ -1,13 +1,14 @@
 // The hardware zoo (zoo/hardware/*.json, embedded) and the hardware JSON
 // format: every entry parses, names and aliases resolve, bad files fail with
 // the file and the field in the message.
+#include "engine/hardware.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
-#include "engine/hardware.h"
 #include "gtest/gtest.h"
 #include "zoo/hardware_catalog.h"
 #include "zoo/zoo.h"
@@ -99,9 +100,9 @@ TEST(HardwareZooTest, EmbeddedBytesEqualTheSourceFiles) {
   const std::vector<zoo::EmbeddedFile> files = zoo::Files("");
   ASSERT_FALSE(files.empty());
   for (const zoo::EmbeddedFile& f : files) {
-    std::ifstream in(std::string(RIDGELINE_SOURCE_DIR) + "/zoo/" +
-                         std::string(f.path),
-                     std::ios::binary);
+    std::ifstream in(
+        std::string(RIDGELINE_SOURCE_DIR) + "/zoo/" + std::string(f.path),
+        std::ios::binary);
     ASSERT_TRUE(in) << f.path;
     std::ostringstream text;
     text << in.rdbuf();
@@ -143,8 +144,7 @@ void ExpectError(const std::string& json, const std::string& field) {
   ASSERT_FALSE(hw.ok()) << json;
   EXPECT_NE(Message(hw.status()).find("bad.json"), std::string::npos)
       << hw.status();
-  EXPECT_NE(Message(hw.status()).find(field), std::string::npos)
-      << hw.status();
+  EXPECT_NE(Message(hw.status()).find(field), std::string::npos) << hw.status();
 }
 
 std::string Replace(std::string text, const std::string& from,
@@ -171,9 +171,9 @@ TEST(HardwareJsonTest, ErrorsNameTheFileAndTheField) {
   ExpectError(Replace(kGood, R"("tdp_w")", R"("tdp_watts")"), "tdp_watts");
   ExpectError(Replace(kGood, R"("Conv": 0.7)", R"("Conv": 0)"),
               "compute_efficiency_by_op.Conv");
-  ExpectError(Replace(kGood, R"("dispatch_tax_s": 1e-5)",
-                      R"("dispatch_tax_s": -1)"),
-              "dispatch_tax_s");
+  ExpectError(
+      Replace(kGood, R"("dispatch_tax_s": 1e-5)", R"("dispatch_tax_s": -1)"),
+      "dispatch_tax_s");
 }
 
 TEST(HardwareJsonTest, LoadFileNamesTheFile) {

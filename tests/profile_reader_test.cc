@@ -173,11 +173,12 @@ TEST(PyTorchTraceTest, KinetoGpuKernelsChargedToTheirOperators) {
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->runs_in_trace, 2);
   // /conv1/Conv (the label): step 1 100 + 50 us, step 2 120 + 30 us;
-  // mean per run = (150 + 150) / 2 = 150 us; 4 kernels.
+  // mean per run = (150 + 150) / 2 = 150 us; 2 operator calls (one per
+  // run) of 2 kernels each.
   const graph::MeasuredNode* conv = Find(*p, "/conv1/Conv");
   ASSERT_NE(conv, nullptr);
   EXPECT_NEAR(conv->seconds, 150e-6, 1e-12);
-  EXPECT_EQ(conv->count, 4);
+  EXPECT_EQ(conv->count, 2);
   EXPECT_EQ(conv->op_type, "Conv");
   EXPECT_EQ(conv->provider, "gpu");
   // Unlabeled relu: (10 + 14) / 2 = 12 us.

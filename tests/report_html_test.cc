@@ -363,6 +363,11 @@ TEST(HtmlReportTest, OtherDevicesAndExtraSections) {
                          .rows = {{"weights", "int8"}}});
   const std::string html = RenderHtmlReport(in);
   EXPECT_EQ(Count(html, "<circle"), 8u);
+  // The page shows the first device's points; a check box shows the others.
+  EXPECT_THAT(html, HasSubstr("<g class=\"points\" data-device=\"toy\">"));
+  EXPECT_THAT(html, HasSubstr(
+                        "<g class=\"points\" data-device=\"big\" display=\"none\">"));
+  EXPECT_THAT(html, HasSubstr("<input type=\"checkbox\" data-device=\"big\">"));
   EXPECT_THAT(html, HasSubstr("id=\"devices\""));
   EXPECT_THAT(html, HasSubstr("data-key=\"latency_s@big\""));
   EXPECT_THAT(html, HasSubstr("Latency on Big GPU"));

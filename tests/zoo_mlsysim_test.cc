@@ -122,7 +122,9 @@ TEST(ZooMlsysim, ResNet50CrossoverBatch) {
   engine::SweepOptions options;
   options.whole_model = zoo::MlsysimOptions(*entry, zoo::EntryDims(*entry, {},
                                                                    1));
-  for (auto [hw, crossover] : {std::pair{"h100-sxm", 4}, {"a100-80gb-sxm", 2}}) {
+  const std::pair<std::string, int64_t> cases[] = {{"h100-sxm", 4},
+                                                   {"a100-80gb-sxm", 2}};
+  for (const auto& [hw, crossover] : cases) {
     SCOPED_TRACE(hw);
     absl::StatusOr<engine::Hardware> device = testing::SourceHardware(hw);
     ASSERT_TRUE(device.ok());

@@ -103,9 +103,10 @@ int main(int argc, char** argv) {
   }
   if (paths.empty()) code += "    {\"\", {}},\n";
   code += "};\nextern const std::size_t kNumEmbeddedFiles;\n";
-  code += "const std::size_t kNumEmbeddedFiles = " +
-          std::to_string(paths.size()) + ";\n\n}  // namespace "
-          "ridgeline::zoo::internal\n";
+  code +=
+      "const std::size_t kNumEmbeddedFiles = " + std::to_string(paths.size()) +
+      ";\n\n}  // namespace "
+      "ridgeline::zoo::internal\n";
 
   std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
   out << code;

@@ -25,9 +25,9 @@ absl::StatusOr<std::vector<engine::Hardware>> HardwareCatalog() {
     for (const std::string& n : names) {
       auto [it, inserted] = owner.try_emplace(n, origin);
       if (!inserted) {
-        return absl::InvalidArgumentError(fmt::format(
-            "{}: key or alias '{}' is already used by {}", origin, n,
-            it->second));
+        return absl::InvalidArgumentError(
+            fmt::format("{}: key or alias '{}' is already used by {}", origin,
+                        n, it->second));
       }
     }
     catalog.push_back(*std::move(hw));

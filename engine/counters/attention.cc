@@ -34,10 +34,9 @@ void AddAttentionCore(const AttentionShape& s, int mask_terms, double softcap,
                       Cost* cost) {
   const double scores = s.batch * s.q_heads * s.q_len * s.kv_len;
   cost->macs += scores * s.qk_head + scores * s.v_head;
-  cost->other_flops +=
-      scores * (cost::kAttentionScale + cost::kSoftmax +
-                mask_terms * cost::kAttentionMask +
-                (softcap > 0 ? cost::kSoftcap : 0));
+  cost->other_flops += scores * (cost::kAttentionScale + cost::kSoftmax +
+                                 mask_terms * cost::kAttentionMask +
+                                 (softcap > 0 ? cost::kSoftcap : 0));
 }
 
 absl::StatusOr<int64_t> PositiveAttr(const CountContext& ctx,
@@ -116,9 +115,9 @@ absl::StatusOr<Cost> CountMsAttention(const CountContext& ctx) {
   Cost cost = DefaultTraffic(ctx);
   cost.macs = b * s * hidden_in * qkv_width;
   if (ctx.input(2) != nullptr) cost.other_flops += b * s * qkv_width;
-  const int masks = (ctx.input(3) != nullptr ||
-                     ctx.node.GetInt("unidirectional", 0) != 0) +
-                    (ctx.input(5) != nullptr);
+  const int masks =
+      (ctx.input(3) != nullptr || ctx.node.GetInt("unidirectional", 0) != 0) +
+      (ctx.input(5) != nullptr);
   AddAttentionCore(shape, masks, 0, &cost);
   return cost;
 }
@@ -197,8 +196,7 @@ absl::StatusOr<Cost> CountGroupQueryAttention(const CountContext& ctx) {
   const double b = static_cast<double>(qd[0]);
   const double s = static_cast<double>(qd[1]);
   const bool packed = ctx.input(1) == nullptr;
-  const double head =
-      static_cast<double>(qd[2]) / (packed ? n + 2 * kvn : n);
+  const double head = static_cast<double>(qd[2]) / (packed ? n + 2 * kvn : n);
   double total = s;
   const std::optional<int64_t> total_len = FoldedScalar(ctx.input(6));
   const graph::Tensor* present = ctx.output(1);
@@ -274,8 +272,8 @@ absl::StatusOr<Cost> CountOnnxAttention(const CountContext& ctx) {
     shape.kv_len += static_cast<double>(past->dims[2]);
   }
   Cost cost = DefaultTraffic(ctx);
-  const int masks = (ctx.input(3) != nullptr) +
-                    (ctx.node.GetInt("is_causal", 0) != 0);
+  const int masks =
+      (ctx.input(3) != nullptr) + (ctx.node.GetInt("is_causal", 0) != 0);
   AddAttentionCore(shape, masks, ctx.node.GetFloat("softcap", 0), &cost);
   return cost;
 }
@@ -289,10 +287,12 @@ absl::StatusOr<Cost> CountRotary(const CountContext& ctx, bool onnx_order) {
   if (!x.ok()) return x.status();
   const size_t cos_index = onnx_order ? 1 : 2;
   const size_t sin_index = onnx_order ? 2 : 3;
-  absl::StatusOr<const graph::Tensor*> cos = RequireInputRank(ctx, cos_index, 1);
+  absl::StatusOr<const graph::Tensor*> cos =
+      RequireInputRank(ctx, cos_index, 1);
   if (!cos.ok()) return cos.status();
   const graph::Dims& xd = (*x)->dims;
-  double rotary = static_cast<double>(ctx.node.GetInt("rotary_embedding_dim", 0));
+  double rotary =
+      static_cast<double>(ctx.node.GetInt("rotary_embedding_dim", 0));
   if (rotary <= 0) rotary = 2 * static_cast<double>((*cos)->dims.back());
   double head = rotary;
   double tokens = 0;
@@ -302,7 +302,8 @@ absl::StatusOr<Cost> CountRotary(const CountContext& ctx, bool onnx_order) {
   } else {  // [B, S, hidden]
     tokens = static_cast<double>(xd[0] * xd[1]);
     const int64_t heads = ctx.node.GetInt("num_heads", 0);
-    if (heads > 0) head = static_cast<double>(xd[2]) / static_cast<double>(heads);
+    if (heads > 0)
+      head = static_cast<double>(xd[2]) / static_cast<double>(heads);
   }
   const double fraction = head > 0 ? std::min(1.0, rotary / head) : 1.0;
   Cost cost = TrafficWithCaches(ctx, {cos_index, sin_index}, tokens);

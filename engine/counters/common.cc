@@ -112,10 +112,10 @@ absl::StatusOr<const graph::Tensor*> RequireInputRank(const CountContext& ctx,
   absl::StatusOr<const graph::Tensor*> t = RequireInput(ctx, i);
   if (!t.ok()) return t;
   if ((*t)->dims.size() < min_rank) {
-    return NodeError(ctx, fmt::format("input {} '{}' has rank {}, expected at "
-                                      "least {}",
-                                      i, (*t)->name, (*t)->dims.size(),
-                                      min_rank));
+    return NodeError(ctx,
+                     fmt::format("input {} '{}' has rank {}, expected at "
+                                 "least {}",
+                                 i, (*t)->name, (*t)->dims.size(), min_rank));
   }
   return t;
 }
@@ -124,8 +124,8 @@ absl::StatusOr<size_t> NormalizeAxis(const CountContext& ctx, int64_t axis,
                                      size_t rank) {
   const int64_t r = static_cast<int64_t>(rank);
   if (axis < -r || axis >= r) {
-    return NodeError(ctx, fmt::format("axis {} is out of range for rank {}",
-                                      axis, rank));
+    return NodeError(
+        ctx, fmt::format("axis {} is out of range for rank {}", axis, rank));
   }
   return static_cast<size_t>(axis < 0 ? axis + r : axis);
 }

@@ -8,8 +8,8 @@
 
 namespace ridgeline::engine::counters {
 
-absl::StatusOr<MatMulDims> MatMulDimsOf(const CountContext& ctx,
-                                        size_t a_index, size_t b_index) {
+absl::StatusOr<MatMulDims> MatMulDimsOf(const CountContext& ctx, size_t a_index,
+                                        size_t b_index) {
   absl::StatusOr<const graph::Tensor*> a = RequireInputRank(ctx, a_index, 1);
   if (!a.ok()) return a.status();
   absl::StatusOr<const graph::Tensor*> b = RequireInputRank(ctx, b_index, 1);
@@ -36,11 +36,11 @@ absl::StatusOr<MatMulDims> MatMulDimsOf(const CountContext& ctx,
     const int64_t x = i < rank - ab ? 1 : ad[i - (rank - ab)];
     const int64_t y = i < rank - bb ? 1 : bd[i - (rank - bb)];
     if (x != y && x != 1 && y != 1) {
-      return NodeError(ctx,
-                       fmt::format("MatMul batch dims do not broadcast: A '{}' "
-                                   "{} and B '{}' {}",
-                                   (*a)->name, graph::ShapeString(**a),
-                                   (*b)->name, graph::ShapeString(**b)));
+      return NodeError(
+          ctx, fmt::format("MatMul batch dims do not broadcast: A '{}' "
+                           "{} and B '{}' {}",
+                           (*a)->name, graph::ShapeString(**a), (*b)->name,
+                           graph::ShapeString(**b)));
     }
     d.batch *= static_cast<double>(x == 1 ? y : x);
   }
@@ -54,9 +54,9 @@ absl::StatusOr<MatMulDims> GemmDimsOf(const CountContext& ctx, size_t a_index,
   absl::StatusOr<const graph::Tensor*> b = RequireInputRank(ctx, b_index, 2);
   if (!b.ok()) return b.status();
   if ((*a)->dims.size() != 2 || (*b)->dims.size() != 2) {
-    return NodeError(ctx, fmt::format("Gemm needs 2-D inputs, got A {} and B {}",
-                                      graph::ShapeString(**a),
-                                      graph::ShapeString(**b)));
+    return NodeError(
+        ctx, fmt::format("Gemm needs 2-D inputs, got A {} and B {}",
+                         graph::ShapeString(**a), graph::ShapeString(**b)));
   }
   const bool trans_a = ctx.node.GetInt("transA", 0) != 0;
   const bool trans_b = ctx.node.GetInt("transB", 0) != 0;
@@ -67,11 +67,11 @@ absl::StatusOr<MatMulDims> GemmDimsOf(const CountContext& ctx, size_t a_index,
   const int64_t kb = trans_b ? bd[1] : bd[0];
   const int64_t n = trans_b ? bd[0] : bd[1];
   if (k != kb) {
-    return NodeError(ctx, fmt::format("Gemm inner dims differ: A {} (transA={}) "
-                                      "and B {} (transB={})",
-                                      graph::ShapeString(**a), trans_a ? 1 : 0,
-                                      graph::ShapeString(**b),
-                                      trans_b ? 1 : 0));
+    return NodeError(ctx,
+                     fmt::format("Gemm inner dims differ: A {} (transA={}) "
+                                 "and B {} (transB={})",
+                                 graph::ShapeString(**a), trans_a ? 1 : 0,
+                                 graph::ShapeString(**b), trans_b ? 1 : 0));
   }
   MatMulDims d;
   d.m = static_cast<double>(m);
@@ -92,10 +92,10 @@ absl::StatusOr<ConvDims> ConvDimsOf(const CountContext& ctx, size_t x_index,
   const graph::Dims& wd = (*w)->dims;
   const graph::Dims& yd = (*y)->dims;
   if (wd.size() != xd.size() || yd.size() != xd.size()) {
-    return NodeError(ctx, fmt::format("conv ranks differ: X {}, W {}, Y {}",
-                                      graph::ShapeString(**x),
-                                      graph::ShapeString(**w),
-                                      graph::ShapeString(**y)));
+    return NodeError(
+        ctx, fmt::format("conv ranks differ: X {}, W {}, Y {}",
+                         graph::ShapeString(**x), graph::ShapeString(**w),
+                         graph::ShapeString(**y)));
   }
   const int64_t group = ctx.node.GetInt("group", 1);
   const int64_t c_in = channels_last ? xd.back() : xd[1];
@@ -107,18 +107,18 @@ absl::StatusOr<ConvDims> ConvDimsOf(const CountContext& ctx, size_t x_index,
   }
   const int64_t c_out = channels_last ? yd.back() : yd[1];
   if (c_out != wd[0]) {
-    return NodeError(ctx, fmt::format("conv output channels {} do not match "
-                                      "weight '{}' {}",
-                                      c_out, (*w)->name,
-                                      graph::ShapeString(**w)));
+    return NodeError(ctx,
+                     fmt::format("conv output channels {} do not match "
+                                 "weight '{}' {}",
+                                 c_out, (*w)->name, graph::ShapeString(**w)));
   }
   const size_t rank = xd.size();
-  const double out_spatial = channels_last ? DimProduct(yd, 1, rank - 1)
-                                           : DimProduct(yd, 2, rank);
+  const double out_spatial =
+      channels_last ? DimProduct(yd, 1, rank - 1) : DimProduct(yd, 2, rank);
   const double kernel = DimProduct(wd, 2, rank);
   ConvDims d;
-  d.output_elements = static_cast<double>(yd[0]) *
-                      static_cast<double>(c_out) * out_spatial;
+  d.output_elements =
+      static_cast<double>(yd[0]) * static_cast<double>(c_out) * out_spatial;
   d.macs = d.output_elements * static_cast<double>(c_in / group) * kernel;
   return d;
 }
@@ -134,11 +134,12 @@ absl::StatusOr<ConvDims> ConvTransposeDimsOf(const CountContext& ctx,
   const graph::Dims& xd = (*x)->dims;
   const graph::Dims& wd = (*w)->dims;
   if (wd.size() != xd.size() || wd[0] != xd[1]) {
-    return NodeError(ctx, fmt::format("ConvTranspose weight '{}' {} does not "
-                                      "match input {} (W is [C_in, C_out/group, "
-                                      "kernel...])",
-                                      (*w)->name, graph::ShapeString(**w),
-                                      graph::ShapeString(**x)));
+    return NodeError(ctx,
+                     fmt::format("ConvTranspose weight '{}' {} does not "
+                                 "match input {} (W is [C_in, C_out/group, "
+                                 "kernel...])",
+                                 (*w)->name, graph::ShapeString(**w),
+                                 graph::ShapeString(**x)));
   }
   ConvDims d;
   d.output_elements = Elements(**y);

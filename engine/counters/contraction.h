@@ -25,8 +25,8 @@ struct MatMulDims {
 // numpy.matmul semantics on inputs a_index and b_index: a 1-D A is promoted
 // to [1, K], a 1-D B to [K, 1]; the batch dims broadcast. Errors (naming the
 // node) on a K mismatch or batch dims that do not broadcast.
-absl::StatusOr<MatMulDims> MatMulDimsOf(const CountContext& ctx,
-                                        size_t a_index, size_t b_index);
+absl::StatusOr<MatMulDims> MatMulDimsOf(const CountContext& ctx, size_t a_index,
+                                        size_t b_index);
 
 // Gemm semantics on 2-D inputs a_index and b_index with the node's transA and
 // transB attributes.

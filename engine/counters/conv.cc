@@ -19,7 +19,8 @@ constexpr size_t kW = 1;
 constexpr size_t kBias = 2;
 constexpr size_t kFusedConvSum = 3;  // com.microsoft FusedConv's Z
 
-absl::StatusOr<Cost> CountConvLike(const CountContext& ctx, bool channels_last) {
+absl::StatusOr<Cost> CountConvLike(const CountContext& ctx,
+                                   bool channels_last) {
   absl::StatusOr<ConvDims> d = ConvDimsOf(ctx, kX, kW, channels_last);
   if (!d.ok()) return d.status();
   Cost cost = DefaultTraffic(ctx);
@@ -43,13 +44,14 @@ absl::StatusOr<Cost> CountFusedConv(const CountContext& ctx) {
   absl::StatusOr<Cost> cost = CountConvLike(ctx, /*channels_last=*/false);
   if (!cost.ok()) return cost;
   const double out = Elements(*ctx.output(0));
-  if (ctx.input(kFusedConvSum) != nullptr) cost->other_flops += out * cost::kAdd;
+  if (ctx.input(kFusedConvSum) != nullptr)
+    cost->other_flops += out * cost::kAdd;
   const std::string activation = ctx.node.GetString("activation", "");
   if (!activation.empty()) {
     const double per = cost::ActivationCost(activation);
     if (per < 0) {
-      cost->note = fmt::format("activation '{}' has no cost: counted as 0",
-                               activation);
+      cost->note =
+          fmt::format("activation '{}' has no cost: counted as 0", activation);
     } else {
       cost->other_flops += out * per;
     }

@@ -24,16 +24,16 @@
 namespace ridgeline::engine::counters::cost {
 
 // --- Primitives (FLOPs per operation) ---
-inline constexpr double kAdd = 1;             // also sub, accumulate
+inline constexpr double kAdd = 1;  // also sub, accumulate
 inline constexpr double kMul = 1;
-inline constexpr double kCmp = 1;             // compare, min, max, select
+inline constexpr double kCmp = 1;  // compare, min, max, select
 inline constexpr double kDiv = 4;
 inline constexpr double kSqrt = 4;
 inline constexpr double kTranscendental = 8;  // exp, log, tanh, erf, pow, sin
 
 // --- Activations (per output element) ---
-inline constexpr double kRelu = kCmp;                          // max(x, 0)
-inline constexpr double kLeakyRelu = kCmp + kMul;              // x<0 ? a*x : x
+inline constexpr double kRelu = kCmp;              // max(x, 0)
+inline constexpr double kLeakyRelu = kCmp + kMul;  // x<0 ? a*x : x
 inline constexpr double kSigmoid = kTranscendental + kAdd + kDiv;  // 1/(1+e^-x)
 inline constexpr double kTanh = kTranscendental;
 inline constexpr double kErf = kTranscendental;
@@ -57,12 +57,12 @@ inline constexpr double kSoftsign = kCmp + kAdd + kDiv;  // x/(1+|x|)
 inline constexpr double kMish = kSoftplus + kTanh + kMul;
 inline constexpr double kShrink = 2 * kCmp + kAdd;
 inline constexpr double kClip = 2 * kCmp;
-inline constexpr double kAffine = kMul + kAdd;                 // RNN "Affine"
-inline constexpr double kScaledTanh = kMul + kTanh + kMul;     // RNN
+inline constexpr double kAffine = kMul + kAdd;              // RNN "Affine"
+inline constexpr double kScaledTanh = kMul + kTanh + kMul;  // RNN
 
 // --- Arithmetic (per output element) ---
 inline constexpr double kMod = kDiv + kMul + kAdd;  // x - trunc(x/y)*y
-inline constexpr double kQuantize = kMul + kAdd;    // x/scale (as *1/scale) + zp
+inline constexpr double kQuantize = kMul + kAdd;  // x/scale (as *1/scale) + zp
 inline constexpr double kDequantize = kAdd + kMul;  // (x - zp) * scale
 // DynamicQuantizeLinear: running min and max (2) + quantize.
 inline constexpr double kDynamicQuantize = 2 * kCmp + kQuantize;

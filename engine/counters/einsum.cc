@@ -132,9 +132,9 @@ absl::StatusOr<Cost> CountEinsum(const CountContext& ctx) {
 
   Cost cost = DefaultTraffic(ctx);
   if (operands.size() == 1) {
-    const bool reduces = std::any_of(
-        labels[0].begin(), labels[0].end(),
-        [&](Label x) { return !output.contains(x); });
+    const bool reduces =
+        std::any_of(labels[0].begin(), labels[0].end(),
+                    [&](Label x) { return !output.contains(x); });
     if (reduces) cost.other_flops = Elements(*operands[0]) * 1.0;
     return cost;
   }
@@ -150,8 +150,8 @@ absl::StatusOr<Cost> CountEinsum(const CountContext& ctx) {
     for (Label x : pair) {
       bool needed = output.contains(x);
       for (size_t j = i + 1; j < labels.size() && !needed; ++j) {
-        needed = std::find(labels[j].begin(), labels[j].end(), x) !=
-                 labels[j].end();
+        needed =
+            std::find(labels[j].begin(), labels[j].end(), x) != labels[j].end();
       }
       if (needed) current.insert(x);
     }

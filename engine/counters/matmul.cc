@@ -43,7 +43,8 @@ absl::StatusOr<Cost> CountGemm(const CountContext& ctx) {
   Cost cost = DefaultTraffic(ctx);
   cost.macs = d->Macs();
   const double out = d->OutputElements();
-  if (ctx.node.GetFloat("alpha", 1.0) != 1.0) cost.other_flops += out * cost::kMul;
+  if (ctx.node.GetFloat("alpha", 1.0) != 1.0)
+    cost.other_flops += out * cost::kMul;
   const double beta = ctx.node.GetFloat("beta", 1.0);
   if (ctx.input(kC) != nullptr && beta != 0.0) {
     cost.other_flops += out * cost::kAdd;
@@ -65,11 +66,13 @@ absl::StatusOr<Cost> CountFusedMatMul(const CountContext& ctx) {
   const bool trans_a = ctx.node.GetInt("transA", 0) != 0;
   const bool trans_batch_a = ctx.node.GetInt("transBatchA", 0) != 0;
   int64_t k = ad.back();
-  if (ad.size() >= 2 && trans_a) k = trans_batch_a ? ad.front() : ad[ad.size() - 2];
+  if (ad.size() >= 2 && trans_a)
+    k = trans_batch_a ? ad.front() : ad[ad.size() - 2];
   Cost cost = DefaultTraffic(ctx);
   const double out = Elements(**y);
   cost.macs = out * static_cast<double>(k);
-  if (ctx.node.GetFloat("alpha", 1.0) != 1.0) cost.other_flops += out * cost::kMul;
+  if (ctx.node.GetFloat("alpha", 1.0) != 1.0)
+    cost.other_flops += out * cost::kMul;
   return cost;
 }
 

@@ -1,7 +1,7 @@
 // Views, metadata and data movement.
-//  - Pure views (Reshape, Squeeze, Unsqueeze, Flatten, Identity, inference
-//    Dropout) and metadata ops (Shape, Size, Constant, Optional*) move no
-//    bytes: view = true.
+//  - Pure views (Reshape, Squeeze, Unsqueeze, Flatten, Identity, Dropout
+//    unless training_mode is a folded true) and metadata ops (Shape, Size,
+//    Constant, Optional*) move no bytes: view = true.
 //  - Data movement reads and writes what it touches: Transpose, Concat, Split,
 //    DepthToSpace, SpaceToDepth, Scatter* read their inputs and write their
 //    outputs in full; Slice reads only the sliced region; Gather,
@@ -26,14 +26,12 @@ absl::StatusOr<Cost> CountView(const CountContext& ctx) {
   return cost;
 }
 
-// Dropout is a view in inference (training_mode absent or a folded false);
-// in training it draws a mask and multiplies (2 per element).
+// Dropout is a view in inference; only a training_mode input folded to true
+// makes it draw a mask and multiply (2 per element). An unfolded
+// training_mode is taken as inference, the case this analyzer models.
 absl::StatusOr<Cost> CountDropout(const CountContext& ctx) {
-  const graph::Tensor* training = ctx.input(2);
-  const std::optional<int64_t> mode = FoldedScalar(training);
-  if (training == nullptr || (mode.has_value() && *mode == 0)) {
-    return CountView(ctx);
-  }
+  const std::optional<int64_t> mode = FoldedScalar(ctx.input(2));
+  if (!mode.has_value() || *mode == 0) return CountView(ctx);
   absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
   if (!y.ok()) return y.status();
   Cost cost = DefaultTraffic(ctx);
@@ -83,8 +81,7 @@ absl::StatusOr<Cost> CountQLinearConcat(const CountContext& ctx) {
   absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
   if (!y.ok()) return y.status();
   Cost cost = DefaultTraffic(ctx);
-  cost.other_flops =
-      Elements(**y) * (cost::kDequantize + cost::kRequantize);
+  cost.other_flops = Elements(**y) * (cost::kDequantize + cost::kRequantize);
   return cost;
 }
 

@@ -34,9 +34,9 @@ absl::StatusOr<Cost> CountBatchNorm(const CountContext& ctx) {
   const double elements = Elements(**x);
   if (ctx.node.GetInt("training_mode", 0) != 0) {
     // Training mode computes the batch statistics per channel.
-    cost.other_flops = elements * MeanVarNormPerElement(true) +
-                       static_cast<double>((*x)->dims[1]) *
-                           cost::kMeanVarNormPerRow;
+    cost.other_flops =
+        elements * MeanVarNormPerElement(true) +
+        static_cast<double>((*x)->dims[1]) * cost::kMeanVarNormPerRow;
   } else {
     cost.other_flops = elements * cost::kBatchNorm;
   }
@@ -77,10 +77,9 @@ absl::StatusOr<Cost> CountSkipLayerNorm(const CountContext& ctx) {
   absl::StatusOr<const graph::Tensor*> x = RequireInputRank(ctx, 0, 1);
   if (!x.ok()) return x.status();
   const double elements = Elements(**x);
-  const double rows = elements / static_cast<double>(
-                                     std::max<int64_t>((*x)->dims.back(), 1));
-  const double adds =
-      cost::kAdd + (ctx.input(4) != nullptr ? cost::kAdd : 0);
+  const double rows =
+      elements / static_cast<double>(std::max<int64_t>((*x)->dims.back(), 1));
+  const double adds = cost::kAdd + (ctx.input(4) != nullptr ? cost::kAdd : 0);
   Cost cost = DefaultTraffic(ctx);
   cost.other_flops =
       elements * (adds + MeanVarNormPerElement(ctx.input(3) != nullptr)) +
@@ -94,13 +93,12 @@ absl::StatusOr<Cost> CountSkipRmsNorm(const CountContext& ctx) {
   absl::StatusOr<const graph::Tensor*> x = RequireInputRank(ctx, 0, 1);
   if (!x.ok()) return x.status();
   const double elements = Elements(**x);
-  const double rows = elements / static_cast<double>(
-                                     std::max<int64_t>((*x)->dims.back(), 1));
-  const double adds =
-      cost::kAdd + (ctx.input(3) != nullptr ? cost::kAdd : 0);
+  const double rows =
+      elements / static_cast<double>(std::max<int64_t>((*x)->dims.back(), 1));
+  const double adds = cost::kAdd + (ctx.input(3) != nullptr ? cost::kAdd : 0);
   Cost cost = DefaultTraffic(ctx);
-  cost.other_flops = elements * (adds + cost::kRmsNorm) +
-                     rows * cost::kRmsNormPerRow;
+  cost.other_flops =
+      elements * (adds + cost::kRmsNorm) + rows * cost::kRmsNormPerRow;
   return cost;
 }
 
@@ -121,9 +119,9 @@ absl::StatusOr<Cost> CountGroupNorm(const CountContext& ctx) {
   const int64_t groups = ctx.node.GetInt("num_groups", 0);
   if (groups <= 0) return NodeError(ctx, "num_groups must be positive");
   Cost cost = DefaultTraffic(ctx);
-  cost.other_flops = Elements(**x) * MeanVarNormPerElement(true) +
-                     static_cast<double>((*x)->dims[0] * groups) *
-                         cost::kMeanVarNormPerRow;
+  cost.other_flops =
+      Elements(**x) * MeanVarNormPerElement(true) +
+      static_cast<double>((*x)->dims[0] * groups) * cost::kMeanVarNormPerRow;
   return cost;
 }
 
@@ -142,9 +140,9 @@ absl::StatusOr<Cost> CountMsGroupNorm(const CountContext& ctx, bool skip) {
     if (ctx.input(4) != nullptr) per_element += cost::kAdd;
   }
   Cost cost = DefaultTraffic(ctx);
-  cost.other_flops = Elements(**x) * per_element +
-                     static_cast<double>((*x)->dims[0] * groups) *
-                         cost::kMeanVarNormPerRow;
+  cost.other_flops =
+      Elements(**x) * per_element +
+      static_cast<double>((*x)->dims[0] * groups) * cost::kMeanVarNormPerRow;
   return cost;
 }
 
@@ -160,7 +158,8 @@ absl::StatusOr<Cost> CountLpNorm(const CountContext& ctx) {
   const double rows = length > 0 ? elements / length : 0;
   Cost cost = DefaultTraffic(ctx);
   cost.other_flops = elements * cost::kLpNorm;
-  if (ctx.node.GetInt("p", 2) == 2) cost.other_flops += rows * cost::kLpNormPerRow;
+  if (ctx.node.GetInt("p", 2) == 2)
+    cost.other_flops += rows * cost::kLpNormPerRow;
   return cost;
 }
 
@@ -178,9 +177,9 @@ absl::StatusOr<Cost> CountMvn(const CountContext& ctx) {
   }
   const double elements = Elements(**x);
   Cost cost = DefaultTraffic(ctx);
-  cost.other_flops = elements * cost::kMeanVarNormNoAffine +
-                     (extent > 0 ? elements / extent : 0) *
-                         cost::kMeanVarNormPerRow;
+  cost.other_flops =
+      elements * cost::kMeanVarNormNoAffine +
+      (extent > 0 ? elements / extent : 0) * cost::kMeanVarNormPerRow;
   return cost;
 }
 
@@ -190,8 +189,8 @@ absl::StatusOr<Cost> CountLrn(const CountContext& ctx) {
   if (!x.ok()) return x.status();
   const double size = static_cast<double>(ctx.node.GetInt("size", 1));
   Cost cost = DefaultTraffic(ctx);
-  cost.other_flops = Elements(**x) * (size * (cost::kMul + cost::kAdd) +
-                                      cost::kLrnBase);
+  cost.other_flops =
+      Elements(**x) * (size * (cost::kMul + cost::kAdd) + cost::kLrnBase);
   return cost;
 }
 
@@ -245,10 +244,9 @@ void RegisterNormCounters(CounterRegistry& registry) {
                     CountSkipRmsNorm);
   registry.Register("", "InstanceNormalization", CountInstanceNorm);
   registry.Register("", "GroupNormalization", CountGroupNorm);
-  registry.Register("com.microsoft", "GroupNorm",
-                    [](const CountContext& ctx) {
-                      return CountMsGroupNorm(ctx, /*skip=*/false);
-                    });
+  registry.Register("com.microsoft", "GroupNorm", [](const CountContext& ctx) {
+    return CountMsGroupNorm(ctx, /*skip=*/false);
+  });
   registry.Register("com.microsoft", "SkipGroupNorm",
                     [](const CountContext& ctx) {
                       return CountMsGroupNorm(ctx, /*skip=*/true);

@@ -53,31 +53,30 @@ CounterFn GlobalPool(double per_input, double per_output) {
 }  // namespace
 
 void RegisterPoolCounters(CounterRegistry& registry) {
-  registry.Register("", "MaxPool",
-                    WindowPool(cost::kPoolPerKernelElement, 0));
-  registry.Register("", "AveragePool",
-                    WindowPool(cost::kPoolPerKernelElement,
-                               cost::kAveragePoolPerOutput));
-  registry.Register("", "LpPool",
-                    WindowPool(cost::kLpPoolPerKernelElement,
-                               cost::kLpPoolPerOutput));
+  registry.Register("", "MaxPool", WindowPool(cost::kPoolPerKernelElement, 0));
+  registry.Register(
+      "", "AveragePool",
+      WindowPool(cost::kPoolPerKernelElement, cost::kAveragePoolPerOutput));
+  registry.Register(
+      "", "LpPool",
+      WindowPool(cost::kLpPoolPerKernelElement, cost::kLpPoolPerOutput));
   registry.Register("", "GlobalMaxPool",
                     GlobalPool(cost::kPoolPerKernelElement, 0));
-  registry.Register("", "GlobalAveragePool",
-                    GlobalPool(cost::kPoolPerKernelElement,
-                               cost::kAveragePoolPerOutput));
-  registry.Register("", "GlobalLpPool",
-                    GlobalPool(cost::kLpPoolPerKernelElement,
-                               cost::kLpPoolPerOutput));
+  registry.Register(
+      "", "GlobalAveragePool",
+      GlobalPool(cost::kPoolPerKernelElement, cost::kAveragePoolPerOutput));
+  registry.Register(
+      "", "GlobalLpPool",
+      GlobalPool(cost::kLpPoolPerKernelElement, cost::kLpPoolPerOutput));
   // Quantized average pools: the pool plus a requantize per output.
   registry.Register("com.microsoft", "QLinearAveragePool",
                     WindowPool(cost::kPoolPerKernelElement,
-                               cost::kAveragePoolPerOutput +
-                                   cost::kDequantize + cost::kRequantize));
+                               cost::kAveragePoolPerOutput + cost::kDequantize +
+                                   cost::kRequantize));
   registry.Register("com.microsoft", "QLinearGlobalAveragePool",
                     GlobalPool(cost::kPoolPerKernelElement,
-                               cost::kAveragePoolPerOutput +
-                                   cost::kDequantize + cost::kRequantize));
+                               cost::kAveragePoolPerOutput + cost::kDequantize +
+                                   cost::kRequantize));
 }
 
 }  // namespace ridgeline::engine::counters

@@ -24,7 +24,8 @@ absl::StatusOr<Cost> CountQLinearConv(const CountContext& ctx) {
   Cost cost = DefaultTraffic(ctx);
   cost.macs = d->macs;
   cost.other_flops = d->output_elements * cost::kRequantize;
-  if (ctx.input(8) != nullptr) cost.other_flops += d->output_elements * cost::kAdd;
+  if (ctx.input(8) != nullptr)
+    cost.other_flops += d->output_elements * cost::kAdd;
   return cost;
 }
 
@@ -67,7 +68,8 @@ absl::StatusOr<Cost> CountMatMulIntegerToFloat(const CountContext& ctx) {
   Cost cost = DefaultTraffic(ctx);
   cost.macs = d->Macs();
   cost.other_flops = d->OutputElements() * cost::kMul;
-  if (ctx.input(6) != nullptr) cost.other_flops += d->OutputElements() * cost::kAdd;
+  if (ctx.input(6) != nullptr)
+    cost.other_flops += d->OutputElements() * cost::kAdd;
   return cost;
 }
 
@@ -80,7 +82,8 @@ absl::StatusOr<Cost> CountDynamicQuantizeMatMul(const CountContext& ctx) {
   cost.macs = d->Macs();
   cost.other_flops = Elements(*ctx.input(0)) * cost::kDynamicQuantize +
                      d->OutputElements() * cost::kMul;
-  if (ctx.input(4) != nullptr) cost.other_flops += d->OutputElements() * cost::kAdd;
+  if (ctx.input(4) != nullptr)
+    cost.other_flops += d->OutputElements() * cost::kAdd;
   return cost;
 }
 
@@ -112,7 +115,8 @@ absl::StatusOr<Cost> CountMatMulNBits(const CountContext& ctx) {
   if (!b.ok()) return b.status();
   const int64_t k = ctx.node.GetInt("K", 0);
   const int64_t n = ctx.node.GetInt("N", 0);
-  if (k <= 0 || n <= 0) return NodeError(ctx, "attributes K and N must be positive");
+  if (k <= 0 || n <= 0)
+    return NodeError(ctx, "attributes K and N must be positive");
   if ((*a)->dims.back() != k) {
     return NodeError(ctx, fmt::format("A {} does not end in K = {}",
                                       graph::ShapeString(**a), k));

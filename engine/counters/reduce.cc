@@ -62,9 +62,9 @@ absl::StatusOr<Cost> CountTopK(const CountContext& ctx) {
   if (!axis.ok()) return axis.status();
   const double k = static_cast<double>((*y)->dims[*axis]);
   Cost cost = DefaultTraffic(ctx);
-  cost.other_flops =
-      Elements(**x) * std::max(1.0, std::ceil(std::log2(std::max(k, 1.0)))) *
-      cost::kCmp;
+  cost.other_flops = Elements(**x) *
+                     std::max(1.0, std::ceil(std::log2(std::max(k, 1.0)))) *
+                     cost::kCmp;
   return cost;
 }
 
@@ -75,18 +75,21 @@ void RegisterReduceCounters(CounterRegistry& registry) {
   registry.Register("", "ReduceMax", Reduction(cost::kReducePerInput, 0));
   registry.Register("", "ReduceMin", Reduction(cost::kReducePerInput, 0));
   registry.Register("", "ReduceProd", Reduction(cost::kReducePerInput, 0));
-  registry.Register("", "ReduceMean", Reduction(cost::kReducePerInput,
-                                                cost::kReduceMeanPerOutput));
+  registry.Register(
+      "", "ReduceMean",
+      Reduction(cost::kReducePerInput, cost::kReduceMeanPerOutput));
   registry.Register("", "ReduceL1", Reduction(cost::kReduceL1PerInput, 0));
-  registry.Register("", "ReduceL2", Reduction(cost::kReduceSquarePerInput,
-                                              cost::kReduceL2PerOutput));
+  registry.Register(
+      "", "ReduceL2",
+      Reduction(cost::kReduceSquarePerInput, cost::kReduceL2PerOutput));
   registry.Register("", "ReduceSumSquare",
                     Reduction(cost::kReduceSquarePerInput, 0));
-  registry.Register("", "ReduceLogSum", Reduction(cost::kReducePerInput,
-                                                  cost::kReduceLogPerOutput));
-  registry.Register("", "ReduceLogSumExp",
-                    Reduction(cost::kReduceLogSumExpPerInput,
-                              cost::kReduceLogPerOutput));
+  registry.Register(
+      "", "ReduceLogSum",
+      Reduction(cost::kReducePerInput, cost::kReduceLogPerOutput));
+  registry.Register(
+      "", "ReduceLogSumExp",
+      Reduction(cost::kReduceLogSumExpPerInput, cost::kReduceLogPerOutput));
   registry.Register("", "ArgMax", Reduction(cost::kCmp, 0));
   registry.Register("", "ArgMin", Reduction(cost::kCmp, 0));
   registry.Register("", "CumSum", Reduction(cost::kAdd, 0));
@@ -94,10 +97,9 @@ void RegisterReduceCounters(CounterRegistry& registry) {
   registry.Register("", "LogSoftmax",
                     SoftmaxLike(cost::kLogSoftmax, cost::kLogSoftmaxPerRow));
   registry.Register("", "Hardmax", SoftmaxLike(cost::kCmp, 0));
-  registry.Register("com.microsoft", "QLinearSoftmax",
-                    SoftmaxLike(cost::kDequantize + cost::kSoftmax +
-                                    cost::kRequantize,
-                                0));
+  registry.Register(
+      "com.microsoft", "QLinearSoftmax",
+      SoftmaxLike(cost::kDequantize + cost::kSoftmax + cost::kRequantize, 0));
   registry.Register("", "TopK", CountTopK);
 }
 

@@ -20,9 +20,9 @@ absl::StatusOr<Cost> CountResize(const CountContext& ctx) {
   absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
   if (!y.ok()) return y.status();
   if ((*x)->dims.size() != (*y)->dims.size()) {
-    return NodeError(ctx, fmt::format("input {} and output {} ranks differ",
-                                      graph::ShapeString(**x),
-                                      graph::ShapeString(**y)));
+    return NodeError(
+        ctx, fmt::format("input {} and output {} ranks differ",
+                         graph::ShapeString(**x), graph::ShapeString(**y)));
   }
   int resized = 0;
   for (size_t i = 0; i < (*x)->dims.size(); ++i) {

@@ -23,9 +23,12 @@ enum class Cell { kLstm, kGru, kRnn };
 
 int Gates(Cell cell) {
   switch (cell) {
-    case Cell::kLstm: return 4;
-    case Cell::kGru: return 3;
-    case Cell::kRnn: return 1;
+    case Cell::kLstm:
+      return 4;
+    case Cell::kGru:
+      return 3;
+    case Cell::kRnn:
+      return 1;
   }
   return 1;
 }

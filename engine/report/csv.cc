@@ -17,12 +17,24 @@ std::string Num(double x) { return fmt::format("{}", x); }
 
 void WriteCsv(const Analysis& analysis, std::ostream& out) {
   TextTable t;
-  t.headers = {"index",         "name",         "op",
-               "domain",        "output_shape", "macs",
-               "flops",         "flops_per_mac", "bytes_read",
-               "bytes_written", "bytes",        "intensity_flop_per_byte",
-               "t_compute_s",   "t_memory_s",   "t_overhead_s",
-               "latency_s",     "percent_of_total", "bound"};
+  t.headers = {"index",
+               "name",
+               "op",
+               "domain",
+               "output_shape",
+               "macs",
+               "flops",
+               "flops_per_mac",
+               "bytes_read",
+               "bytes_written",
+               "bytes",
+               "intensity_flop_per_byte",
+               "t_compute_s",
+               "t_memory_s",
+               "t_overhead_s",
+               "latency_s",
+               "percent_of_total",
+               "bound"};
   const double total = analysis.summary.latency_s;
   const double fpm = analysis.assumptions.flops_per_mac;
   for (size_t i = 0; i < analysis.layers.size(); ++i) {

@@ -16,11 +16,11 @@ TextTable BuildTable(const std::vector<Hardware>& devices) {
   TextTable t;
   t.headers = {"key", "name", "aliases"};
   for (const Precision& p : kPrecisions) {
-    t.headers.push_back(fmt::format("{} {}", p.name,
-                                    p.integer ? "TOP/s" : "TFLOP/s"));
+    t.headers.push_back(
+        fmt::format("{} {}", p.name, p.integer ? "TOP/s" : "TFLOP/s"));
   }
-  for (const char* h : {"bandwidth GB/s", "memory GiB", "TDP W",
-                        "dispatch tax us"}) {
+  for (const char* h :
+       {"bandwidth GB/s", "memory GiB", "TDP W", "dispatch tax us"}) {
     t.headers.push_back(h);
   }
   t.right_align.assign(t.headers.size(), true);

@@ -34,8 +34,8 @@ constexpr std::string_view kDispatchColor = "#4a4f55";
 
 std::string Esc(std::string_view s) { return EscapeXml(s); }
 
-// Layers listed in the tables and drawn in the plot.
-bool IsListed(const LayerResult& l) { return !l.cost.view && !l.skipped; }
+// Layers listed in the tables: the ones drawn in the plot.
+bool IsListed(const LayerResult& l) { return IsPlotted(l); }
 
 std::string DeviceName(const Analysis& a) {
   return a.hardware.name.empty() ? a.hardware.key : a.hardware.name;
@@ -155,6 +155,38 @@ std::string AssumptionsBlock(const Analysis& a) {
   rows.push_back({"batch", fmt::format("{}", a.batch)});
   rows.push_back({"units", "bytes in decimal SI units (1 MB = 10^6 B)"});
   return KeyValueList(rows);
+}
+
+// One line with the assumptions that move the numbers most.
+std::string KeyAssumptions(const Analysis& a) {
+  const Assumptions& as = a.assumptions;
+  return fmt::format(
+      "<p class=\"keyassume\"><b>Assumed:</b> {} peak {} x {} compute "
+      "efficiency; {} x {} memory efficiency; {} per-layer tax; {} dispatch "
+      "tax; 1 MAC = {} FLOPs. <a href=\"#assumptions\">All assumptions</a>"
+      "</p>\n",
+      Esc(as.peak_precision), Esc(FormatSi(as.peak_flops_per_s, "FLOP/s")),
+      Esc(FormatNumber(as.compute_efficiency)),
+      Esc(FormatSi(as.memory_bandwidth_bytes_per_s, "B/s")),
+      Esc(FormatNumber(as.memory_efficiency)),
+      Esc(FormatSeconds(as.per_layer_tax_s)),
+      Esc(FormatSeconds(as.dispatch_tax_s)),
+      Esc(FormatNumber(as.flops_per_mac)));
+}
+
+// Check boxes that show or hide each device's points (several devices).
+std::string DeviceToggles(const std::vector<const Analysis*>& all) {
+  if (all.size() < 2) return "";
+  std::string out = "<div class=\"toggles\">Points shown for:";
+  for (size_t i = 0; i < all.size(); ++i) {
+    out += fmt::format(
+        " <label><input type=\"checkbox\" data-device=\"{}\"{}> "
+        "<span class=\"swatch\" style=\"border-color:{}\"></span>{}</label>",
+        Esc(all[i]->hardware.key), i == 0 ? " checked" : "", DeviceColor(i),
+        Esc(DeviceName(*all[i])));
+  }
+  out += "</div>\n";
+  return out;
 }
 
 std::string DevicesTable(const std::vector<const Analysis*>& all) {
@@ -278,8 +310,8 @@ std::string TopLayers(const Analysis& a, int k) {
   std::string out =
       "<table id=\"top-table\">\n<thead><tr><th class=\"num\">#</th>"
       "<th>Name</th><th>Op</th><th>Output shape</th><th class=\"num\">FLOPs"
-      "</th><th class=\"num\">Bytes</th><th class=\"num\">Intensity "
-      "(FLOP/B)</th><th class=\"num\">Latency</th><th>Share of latency</th>"
+      "</th><th class=\"num\">Bytes</th><th class=\"num\">FLOP/B</th>"
+      "<th class=\"num\">Latency</th><th>Share of latency</th>"
       "<th>Bound</th></tr></thead>\n<tbody>\n";
   double covered = 0;
   for (size_t i = 0; i < layers.size(); ++i) {
@@ -322,11 +354,11 @@ std::string LayerTable(const Analysis& a,
       {"shape", "Output shape", false},
       {"flops", "FLOPs", true},
       {"bytes", "Bytes", true},
-      {"intensity", "Intensity (FLOP/B)", true},
+      {"intensity", "FLOP/B", true},
       {"t_compute_s", "T compute", true},
       {"t_memory_s", "T memory", true},
       {"latency_s", "Latency", true},
-      {"share", "% of total", true},
+      {"share", "% total", true},
       {"bound", "Bound", false},
   };
   // Per other device: the same layer's latency there (matched by node).
@@ -352,13 +384,13 @@ std::string LayerTable(const Analysis& a,
   int index = 0;
   for (const LayerResult& l : a.layers) {
     ++index;
-    if (l.cost.view) {
-      ++views;
-      ++view_ops[l.op_type];
-      continue;
-    }
     if (l.skipped) {
       skipped.push_back(l.name);
+      continue;
+    }
+    if (!IsListed(l)) {  // views and other zero-latency layers
+      ++views;
+      ++view_ops[l.op_type];
       continue;
     }
     const std::string shape = OutputShapeText(l);
@@ -374,7 +406,8 @@ std::string LayerTable(const Analysis& a,
     };
     num(index, fmt::format("{}", index));
     out += fmt::format("<td class=\"name\" title=\"{}\">{}</td>",
-                       Esc(LayerShapes(l)), Esc(l.name));
+                       Esc(fmt::format("{}\n{}", l.name, LayerShapes(l))),
+                       Esc(l.name));
     out += fmt::format("<td>{}{}</td>", Esc(l.op_type),
                        l.domain.empty() ? "" : " <small>(" + Esc(l.domain) + ")</small>");
     out += fmt::format("<td>{}</td>", Esc(shape));
@@ -405,8 +438,7 @@ std::string LayerTable(const Analysis& a,
     }
     out += fmt::format(
         "<tbody class=\"views\"><tr><td colspan=\"{}\">{} view layers ({}): "
-        "no work and no memory traffic, 0 s each; not listed one by one"
-        "</td></tr></tbody>\n",
+        "zero latency, not listed one by one</td></tr></tbody>\n",
         columns.size(), views, Esc(kinds));
   }
   if (!skipped.empty()) {
@@ -440,14 +472,17 @@ void ExtraSections(const HtmlReportInput& in, std::string& body,
     body += fmt::format("<section id=\"{}\" class=\"extra\"><h2>{}</h2>\n"
                         "<table>\n<thead><tr>",
                         id, Esc(t.title));
-    for (const std::string& c : t.columns) {
-      body += fmt::format("<th>{}</th>", Esc(c));
+    // The first column names the row; the others are values.
+    for (size_t c = 0; c < t.columns.size(); ++c) {
+      body += fmt::format("<th{}>{}</th>", c > 0 ? " class=\"num\"" : "",
+                          Esc(t.columns[c]));
     }
     body += "</tr></thead>\n<tbody>\n";
     for (const std::vector<std::string>& row : t.rows) {
       body += "<tr>";
-      for (const std::string& cell : row) {
-        body += fmt::format("<td>{}</td>", Esc(cell));
+      for (size_t c = 0; c < row.size(); ++c) {
+        body += fmt::format("<td{}>{}</td>", c > 0 ? " class=\"num\"" : "",
+                            Esc(row[c]));
       }
       body += "</tr>\n";
     }
@@ -517,7 +552,8 @@ std::string RenderHtmlReport(const HtmlReportInput& in) {
   if (in.primary == nullptr) {
     std::vector<std::pair<std::string, std::string>> empty;
     for (std::string_view key :
-         {"SUMMARY", "ASSUMPTIONS", "DEVICES", "ROOFLINE", "BREAKDOWN",
+         {"SUMMARY", "ASSUMPTIONS", "DEVICES", "DEVICE_TOGGLES", "ROOFLINE",
+          "BREAKDOWN",
           "TOP_LAYERS", "EXTRA_NAV", "EXTRA_SECTIONS", "LAYER_TABLE"}) {
       empty.emplace_back(std::string(key), "");
     }
@@ -554,6 +590,7 @@ std::string RenderHtmlReport(const HtmlReportInput& in) {
   svg_options.id = "roofline-plot";
   svg_options.width = kChartWidth;
   svg_options.height = 640;
+  svg_options.show_other_device_points = false;  // toggled on the page
 
   std::string extra_body;
   std::string extra_nav;
@@ -573,7 +610,8 @@ std::string RenderHtmlReport(const HtmlReportInput& in) {
           {"TITLE", Esc(title)},
           {"SUBTITLE", Esc(subtitle)},
           {"BOUND_CSS", BoundCss()},
-          {"SUMMARY", SummaryHtml(a)},
+          {"SUMMARY", SummaryHtml(a) + KeyAssumptions(a)},
+          {"DEVICE_TOGGLES", DeviceToggles(all)},
           {"ASSUMPTIONS", AssumptionsBlock(a)},
           {"DEVICES", DevicesTable(all)},
           {"ROOFLINE", RenderRooflineSvg(all, svg_options)},

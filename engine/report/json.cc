@@ -30,7 +30,8 @@ Json TensorsJson(const std::vector<TensorInfo>& tensors) {
 Json UnresolvedJson(const std::vector<graph::Unresolved>& list) {
   Json out = Json::array();
   for (const graph::Unresolved& u : list) {
-    out.push_back({{"tensor", u.tensor}, {"node", u.node}, {"reason", u.reason}});
+    out.push_back(
+        {{"tensor", u.tensor}, {"node", u.node}, {"reason", u.reason}});
   }
   return out;
 }
@@ -60,7 +61,8 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& a) {
   Json peaks = Json::object();  // widest precision first
   for (const Precision& p : kPrecisions) {
     auto it = hw.peak_flops_per_s.find(std::string(p.name));
-    if (it != hw.peak_flops_per_s.end()) peaks[std::string(p.name)] = it->second;
+    if (it != hw.peak_flops_per_s.end())
+      peaks[std::string(p.name)] = it->second;
   }
   h["peak_flops_per_s"] = std::move(peaks);
   h["memory_bandwidth_bytes_per_s"] = hw.memory_bandwidth_bytes_per_s;

@@ -29,14 +29,14 @@ struct Totals {
 std::vector<std::string> NumberCells(double flops, double bytes,
                                      double t_compute, double t_memory,
                                      double latency, double total) {
-  return {FormatSi(flops, "FLOP"),
-          FormatSi(bytes, "B"),
-          bytes > 0 ? fmt::format("{} FLOP/B", FormatNumber(flops / bytes))
-                    : "-",
-          FormatSeconds(t_compute),
-          FormatSeconds(t_memory),
-          FormatSeconds(latency),
-          total > 0 ? FormatPercent(latency / total) : "-"};
+  return {
+      FormatSi(flops, "FLOP"),
+      FormatSi(bytes, "B"),
+      bytes > 0 ? fmt::format("{} FLOP/B", FormatNumber(flops / bytes)) : "-",
+      FormatSeconds(t_compute),
+      FormatSeconds(t_memory),
+      FormatSeconds(latency),
+      total > 0 ? FormatPercent(latency / total) : "-"};
 }
 
 }  // namespace
@@ -62,9 +62,9 @@ std::string OutputShapeText(const LayerResult& layer) {
 TextTable BuildLayerTable(const Analysis& analysis,
                           const ReportOptions& options, size_t max_name) {
   TextTable table;
-  table.headers = {"#",         "name",      "op",       "output shape",
-                   "FLOPs",     "bytes",     "intensity", "T_compute",
-                   "T_memory",  "latency",   "% total",  "bound"};
+  table.headers = {"#",        "name",    "op",        "output shape",
+                   "FLOPs",    "bytes",   "intensity", "T_compute",
+                   "T_memory", "latency", "% total",   "bound"};
   table.right_align = {true, false, false, false, true, true,
                        true, true,  true,  true,  true, false};
   const double total = analysis.summary.latency_s;
@@ -72,8 +72,8 @@ TextTable BuildLayerTable(const Analysis& analysis,
 
   auto layer_row = [&](size_t rank, const LayerResult& l) {
     std::vector<std::string> row = {
-        fmt::format("{}", rank), Truncate(l.name.empty() ? "(unnamed)" : l.name,
-                                          max_name),
+        fmt::format("{}", rank),
+        Truncate(l.name.empty() ? "(unnamed)" : l.name, max_name),
         l.domain.empty() ? l.op_type : l.domain + ":" + l.op_type,
         OutputShapeText(l)};
     if (l.skipped) {
@@ -138,8 +138,8 @@ TextTable BuildLayerTable(const Analysis& analysis,
     }
   }
   const double dispatch = analysis.assumptions.dispatch_tax_s;
-  table.rows.push_back({"", "dispatch tax (once per inference)", "", "", "",
-                        "", "", "", "", FormatSeconds(dispatch),
+  table.rows.push_back({"", "dispatch tax (once per inference)", "", "", "", "",
+                        "", "", "", FormatSeconds(dispatch),
                         total > 0 ? FormatPercent(dispatch / total) : "-",
                         "overhead"});
   return table;

@@ -26,9 +26,9 @@ void WriteMarkdown(const Analysis& analysis, const ReportOptions& options,
   fmt::print(out, "Batch {}, peak {} {}.\n\n", analysis.batch,
              analysis.assumptions.peak_precision,
              FormatSi(analysis.assumptions.peak_flops_per_s, "FLOP/s"));
-  fmt::print(out, "## Layers{}\n\n",
-             options.all_layers ? " (all, topological order)"
-                                : " (by latency)");
+  fmt::print(
+      out, "## Layers{}\n\n",
+      options.all_layers ? " (all, topological order)" : " (by latency)");
   fmt::print(out, "{}", RenderMarkdown(BuildLayerTable(analysis, options, 0)));
   WriteItems("Summary", SummaryItems(analysis), out);
   WriteItems("Roofline", RooflineItems(analysis), out);

@@ -28,7 +28,8 @@ std::string ListSome(const std::vector<std::string>& names, size_t limit) {
   for (size_t i = 0; i < names.size() && i < limit; ++i) {
     out += fmt::format("{}{}", i > 0 ? ", " : "", names[i]);
   }
-  if (names.size() > limit) out += fmt::format(", ... ({} more)", names.size() - limit);
+  if (names.size() > limit)
+    out += fmt::format(", ... ({} more)", names.size() - limit);
   return out;
 }
 
@@ -52,46 +53,45 @@ Items SummaryItems(const Analysis& a) {
   items.emplace_back("model", fmt::format("{} (batch {})", a.model, a.batch));
   items.emplace_back("hardware",
                      fmt::format("{} ({})", a.hardware.name, a.hardware.key));
+  items.emplace_back("latency",
+                     fmt::format("{} (layers {} + dispatch tax {})",
+                                 FormatSeconds(s.latency_s),
+                                 FormatSeconds(s.latency_s - as.dispatch_tax_s),
+                                 FormatSeconds(as.dispatch_tax_s)));
+  items.emplace_back("throughput",
+                     fmt::format("{} samples/s (batch {} / latency)",
+                                 FormatNumber(s.throughput_per_s), a.batch));
   items.emplace_back(
-      "latency", fmt::format("{} (layers {} + dispatch tax {})",
-                             FormatSeconds(s.latency_s),
-                             FormatSeconds(s.latency_s - as.dispatch_tax_s),
-                             FormatSeconds(as.dispatch_tax_s)));
-  items.emplace_back(
-      "throughput",
-      fmt::format("{} samples/s (batch {} / latency)",
-                  FormatNumber(s.throughput_per_s), a.batch));
-  items.emplace_back(
-      "compute", fmt::format("{} ({} x {:g} FLOP/MAC + {} non-MAC)",
-                             FormatSi(s.flops, "FLOP"), FormatSi(s.macs, "MAC"),
-                             as.flops_per_mac,
-                             FormatSi(s.flops - s.macs * as.flops_per_mac,
-                                      "FLOP")));
+      "compute",
+      fmt::format("{} ({} x {:g} FLOP/MAC + {} non-MAC)",
+                  FormatSi(s.flops, "FLOP"), FormatSi(s.macs, "MAC"),
+                  as.flops_per_mac,
+                  FormatSi(s.flops - s.macs * as.flops_per_mac, "FLOP")));
   items.emplace_back("memory traffic",
                      fmt::format("{} (bytes read + written by all layers)",
                                  FormatSi(s.bytes, "B")));
+  items.emplace_back("intensity",
+                     s.bytes > 0
+                         ? fmt::format("{} FLOP/B (model FLOPs / model bytes)",
+                                       FormatNumber(s.flops / s.bytes))
+                         : "-");
   items.emplace_back(
-      "intensity",
-      s.bytes > 0 ? fmt::format("{} FLOP/B (model FLOPs / model bytes)",
-                                FormatNumber(s.flops / s.bytes))
-                  : "-");
+      "MFU",
+      fmt::format(
+          "{} (achieved {} over the {} peak {})", FormatPercent(s.mfu),
+          FormatSi(s.latency_s > 0 ? s.flops / s.latency_s : 0, "FLOP/s"),
+          as.peak_precision, FormatSi(as.peak_flops_per_s, "FLOP/s")));
+  const double layer_time =
+      s.compute_bound_time_s + s.memory_bound_time_s + s.overhead_bound_time_s;
+  const double bound_time = s.bound == Bound::kCompute ? s.compute_bound_time_s
+                            : s.bound == Bound::kMemory
+                                ? s.memory_bound_time_s
+                                : s.overhead_bound_time_s;
   items.emplace_back(
-      "MFU", fmt::format("{} (achieved {} over the {} peak {})",
-                         FormatPercent(s.mfu),
-                         FormatSi(s.latency_s > 0 ? s.flops / s.latency_s : 0,
-                                  "FLOP/s"),
-                         as.peak_precision,
-                         FormatSi(as.peak_flops_per_s, "FLOP/s")));
-  const double layer_time = s.compute_bound_time_s + s.memory_bound_time_s +
-                            s.overhead_bound_time_s;
-  const double bound_time = s.bound == Bound::kCompute  ? s.compute_bound_time_s
-                            : s.bound == Bound::kMemory ? s.memory_bound_time_s
-                                                        : s.overhead_bound_time_s;
-  items.emplace_back("bound",
-                     s.bound == Bound::kNone
-                         ? "none"
-                         : fmt::format("{} ({} of layer time)", BoundName(s.bound),
-                                       Share(bound_time, layer_time)));
+      "bound", s.bound == Bound::kNone
+                   ? "none"
+                   : fmt::format("{} ({} of layer time)", BoundName(s.bound),
+                                 Share(bound_time, layer_time)));
   items.emplace_back(
       "layers", fmt::format("{} timed, {} zero-latency views, {} skipped",
                             s.layers, s.view_layers, s.skipped_layers.size()));
@@ -115,8 +115,8 @@ Items SummaryItems(const Analysis& a) {
 Items RooflineItems(const Analysis& a) {
   const Summary& s = a.summary;
   const Assumptions& as = a.assumptions;
-  const double layer_time = s.compute_bound_time_s + s.memory_bound_time_s +
-                            s.overhead_bound_time_s;
+  const double layer_time =
+      s.compute_bound_time_s + s.memory_bound_time_s + s.overhead_bound_time_s;
   Items items;
   items.emplace_back(
       "ridge point",
@@ -130,16 +130,16 @@ Items RooflineItems(const Analysis& a) {
                   "below it are memory-bound",
                   FormatNumber(EffectiveRidgePoint(a)), as.compute_efficiency,
                   as.memory_efficiency));
-  items.emplace_back("memory-bound layers",
-                     fmt::format("{} ({}, {} of layer time)",
-                                 s.memory_bound_layers,
-                                 FormatSeconds(s.memory_bound_time_s),
-                                 Share(s.memory_bound_time_s, layer_time)));
-  items.emplace_back("compute-bound layers",
-                     fmt::format("{} ({}, {} of layer time)",
-                                 s.compute_bound_layers,
-                                 FormatSeconds(s.compute_bound_time_s),
-                                 Share(s.compute_bound_time_s, layer_time)));
+  items.emplace_back(
+      "memory-bound layers",
+      fmt::format("{} ({}, {} of layer time)", s.memory_bound_layers,
+                  FormatSeconds(s.memory_bound_time_s),
+                  Share(s.memory_bound_time_s, layer_time)));
+  items.emplace_back(
+      "compute-bound layers",
+      fmt::format("{} ({}, {} of layer time)", s.compute_bound_layers,
+                  FormatSeconds(s.compute_bound_time_s),
+                  Share(s.compute_bound_time_s, layer_time)));
   items.emplace_back("overhead-bound layers",
                      fmt::format("{} ({}, {} of layer time; the per-layer tax "
                                  "exceeds both roofline terms)",
@@ -180,7 +180,8 @@ Items AssumptionItems(const Analysis& a) {
                                  FormatSeconds(as.per_layer_tax_s)));
   items.emplace_back(
       "dispatch tax",
-      fmt::format("{} once per inference ({})", FormatSeconds(as.dispatch_tax_s),
+      fmt::format("{} once per inference ({})",
+                  FormatSeconds(as.dispatch_tax_s),
                   as.dispatch_tax_s == hw.dispatch_tax_s
                       ? "from the hardware entry; --dispatch-tax-us"
                       : "--dispatch-tax-us"));
@@ -192,9 +193,9 @@ Items AssumptionItems(const Analysis& a) {
                         "size)",
                         as.precision));
   items.emplace_back(
-      "peak", fmt::format("{} = {} (dense; {})", as.peak_precision,
-                          FormatSi(as.peak_flops_per_s, "FLOP/s"),
-                          as.peak_reason));
+      "peak",
+      fmt::format("{} = {} (dense; {})", as.peak_precision,
+                  FormatSi(as.peak_flops_per_s, "FLOP/s"), as.peak_reason));
   items.emplace_back("memory bandwidth",
                      FormatSi(as.memory_bandwidth_bytes_per_s, "B/s"));
   items.emplace_back(

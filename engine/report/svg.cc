@@ -56,11 +56,6 @@ Roof RoofOf(const Analysis& a) {
   return r;
 }
 
-// Layers drawn as points: not views, not skipped.
-bool IsPoint(const LayerResult& layer) {
-  return !layer.cost.view && !layer.skipped;
-}
-
 double Attained(const LayerResult& layer) {
   return layer.latency_s > 0 ? layer.flops / layer.latency_s : 0;
 }
@@ -276,11 +271,15 @@ void DrawRoofs(const std::vector<const Analysis*>& analyses, const Frame& f,
       if (!f.InX(x) || !f.InY(y)) return;
       const double px = f.X(x);
       const double py = f.Y(y);
-      svg.Empty("line", Attr("class", "ridge-line") + Px("x1", px) +
-                            Px("x2", px) + Px("y1", py) +
-                            Px("y2", f.bottom()) + Attr("stroke", color) +
-                            Attr("stroke-width", "0.8") +
-                            Attr("stroke-dasharray", "2 3"));
+      // One device: a dotted drop line and a label; several: only the
+      // marker (the legend lists every ridge point).
+      if (!many) {
+        svg.Empty("line", Attr("class", "ridge-line") + Px("x1", px) +
+                              Px("x2", px) + Px("y1", py) +
+                              Px("y2", f.bottom()) + Attr("stroke", color) +
+                              Attr("stroke-width", "0.8") +
+                              Attr("stroke-dasharray", "2 3"));
+      }
       svg.Open("path",
                Attr("class", cls) + Num("data-intensity", x) +
                    Attr("d", fmt::format("M{:.2f} {:.2f}l5 5l-5 5l-5 -5z", px,
@@ -289,6 +288,7 @@ void DrawRoofs(const std::vector<const Analysis*>& analyses, const Frame& f,
                    Attr("stroke", color) + Attr("stroke-width", "1.5"));
       svg.Title(label);
       svg.Close("path");
+      if (many) return;
       svg.Text(Attr("class", "ridge-label") + Px("x", px + 8) +
                    Px("y", py + (filled ? -8 : 16)) + Attr("fill", color) +
                    Attr("font-size", "11"),
@@ -302,38 +302,39 @@ void DrawRoofs(const std::vector<const Analysis*>& analyses, const Frame& f,
                  fmt::format("{}: effective ridge point {:.3g} FLOP/byte",
                              device, roof.effective_ridge()));
 
-    // Right-end labels of the flat roofs.
-    const std::string prefix = many ? device + " " : "";
-    if (f.InY(roof.peak)) {
+    // Right-end labels of the flat roofs (one device; with several the
+    // legend says it all).
+    if (!many && f.InY(roof.peak)) {
       labels.push_back({f.Y(roof.peak) - 6,
-                        fmt::format("{}peak {}FLOP/s ({})", prefix,
+                        fmt::format("peak {}FLOP/s ({})",
                                     FormatSi(roof.peak, ""),
                                     an.assumptions.peak_precision),
                         color});
     }
-    if (f.InY(roof.effective_peak())) {
+    if (!many && f.InY(roof.effective_peak())) {
       labels.push_back({f.Y(roof.effective_peak()) + 14,
-                        fmt::format("{}effective {}FLOP/s (x{:.2g})", prefix,
+                        fmt::format("effective {}FLOP/s (x{:.2g})",
                                     FormatSi(roof.effective_peak(), ""),
                                     roof.compute_eff),
                         color});
     }
-    // Memory-slope label, rotated along the slope, on the visible part.
+    // Memory-slope label, rotated along the slope, near the left end of its
+    // visible part (layers rarely sit that far left).
     const double x_lo = std::max(a.x_min, a.y_min / roof.bandwidth);
     const double x_hi = std::min({roof.ridge(), a.x_max,
                                   a.y_max / roof.bandwidth});
     if (x_hi > x_lo * 1.5) {
-      const double xm = std::sqrt(x_lo * x_hi);
+      const double xm = x_lo * std::pow(x_hi / x_lo, many ? 0.12 : 0.3);
       const double angle =
           -std::atan2(f.DecadeY(), f.DecadeX()) * 180 / 3.14159265358979;
       const double px = f.X(xm);
       const double py = f.Y(roof.bandwidth * xm) - 6;
       svg.Text(Attr("class", "slope-label") + Px("x", px) + Px("y", py) +
-                   Attr("text-anchor", "middle") + Attr("fill", color) +
+                   Attr("text-anchor", "start") + Attr("fill", color) +
                    Attr("font-size", "11") +
                    Attr("transform", fmt::format("rotate({:.2f} {:.2f} {:.2f})",
                                                  angle, px, py)),
-               fmt::format("{}{}B/s", prefix, FormatSi(roof.bandwidth, "")));
+               fmt::format("{}B/s", FormatSi(roof.bandwidth, "")));
     }
   }
   // Push labels apart (13 px) and keep them inside the plot.
@@ -367,7 +368,7 @@ void DrawPoints(const std::vector<const Analysis*>& analyses, const Frame& f,
     std::vector<PointSpec> specs;
     double max_share = 0;
     for (const LayerResult& l : an.layers) {
-      if (!IsPoint(l)) continue;
+      if (!IsPlotted(l)) continue;
       PointSpec s;
       s.layer = &l;
       s.share = total > 0 ? l.latency_s / total : 0;
@@ -386,7 +387,9 @@ void DrawPoints(const std::vector<const Analysis*>& analyses, const Frame& f,
                        return x.radius > y.radius;
                      });
     const std::string device = ShortDeviceName(an.hardware);
-    svg.Open("g", Attr("class", "points") + Attr("data-device", an.hardware.key));
+    const bool hidden = i > 0 && !options.show_other_device_points;
+    svg.Open("g", Attr("class", "points") + Attr("data-device", an.hardware.key) +
+                      (hidden ? Attr("display", "none") : std::string()));
     for (const PointSpec& s : specs) {
       const LayerResult& l = *s.layer;
       const double attained = Attained(l);
@@ -410,7 +413,7 @@ void DrawPoints(const std::vector<const Analysis*>& analyses, const Frame& f,
                                : std::string(BoundColor(l.bound))) +
           Attr("fill-opacity", clamped ? "0.9" : "0.72") +
           Attr("stroke", stroke) +
-          Attr("stroke-width", many || clamped ? "1.4" : "0.8") +
+          Attr("stroke-width", many || clamped ? "1.2" : "0.8") +
           Attr("data-name", l.name) + Attr("data-op", l.op_type) +
           Attr("data-shapes", shapes) + Num("data-node", l.node) +
           Attr("data-device", an.hardware.key) + Num("data-flops", l.flops) +
@@ -520,6 +523,10 @@ void DrawLegend(const std::vector<const Analysis*>& analyses, const Frame& f,
 
 }  // namespace
 
+bool IsPlotted(const LayerResult& layer) {
+  return !layer.cost.view && !layer.skipped && layer.latency_s > 0;
+}
+
 std::string DecadeLabel(int exponent) {
   static constexpr std::string_view kPrefixes[] = {"", "k", "M", "G",
                                                    "T", "P", "E"};
@@ -563,7 +570,7 @@ RooflineAxes ChooseRooflineAxes(const std::vector<const Analysis*>& analyses,
       y_hi = std::max(y_hi, kRoofHeadroom * roof.peak);
     }
     for (const LayerResult& l : a->layers) {
-      if (!IsPoint(l)) continue;
+      if (!IsPlotted(l)) continue;
       if (l.intensity > 0) {
         x_lo = std::min(x_lo, l.intensity);
         x_hi = std::max(x_hi, l.intensity);

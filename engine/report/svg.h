@@ -51,6 +51,10 @@ struct SvgOptions {
   // id attribute of the root <svg> ("" = none); also prefixes internal ids so
   // several plots can live in one HTML page.
   std::string id;
+  // With several devices: false hides (display="none") the point groups of
+  // all but the first analysis, for a page that toggles them; the points are
+  // still in the document.
+  bool show_other_device_points = true;
 };
 
 // Axis ranges of a roofline plot (x: FLOP/byte, y: FLOP/s).
@@ -72,9 +76,13 @@ RooflineAxes ChooseRooflineAxes(const std::vector<const Analysis*>& analyses,
 // Renders the plot. `analyses` are the same model on one or more devices
 // (several roofs and a legend); null entries are skipped. Points are drawn
 // for every analysis, grouped in <g class="points" data-device="KEY">, one
-// per layer that is neither a view nor skipped.
+// per timed layer: not a view, not skipped, latency > 0 (IsPlotted).
 std::string RenderRooflineSvg(const std::vector<const Analysis*>& analyses,
                               const SvgOptions& options);
+
+// Whether `layer` is drawn as a point (and listed in the HTML tables): not a
+// view, not skipped, and with a positive latency.
+bool IsPlotted(const LayerResult& layer);
 
 // Fill colour of points of each bound (CSS colour, shared with the HTML).
 std::string_view BoundColor(Bound bound);

@@ -17,7 +17,8 @@ constexpr size_t kMaxNameWidth = 48;
 
 void WriteItems(std::string_view title, const Items& items, std::ostream& out) {
   size_t width = 0;
-  for (const auto& [label, value] : items) width = std::max(width, label.size());
+  for (const auto& [label, value] : items)
+    width = std::max(width, label.size());
   fmt::print(out, "\n{}\n", title);
   for (const auto& [label, value] : items) {
     fmt::print(out, "  {:<{}}  {}\n", label, width, value);

@@ -45,7 +45,8 @@ std::string RenderText(const TextTable& table, std::string_view indent) {
   std::vector<std::string> dashes;
   for (size_t w : widths) dashes.push_back(std::string(w, '-'));
   out += JoinLine(dashes, widths, table, indent);
-  for (const auto& row : table.rows) out += JoinLine(row, widths, table, indent);
+  for (const auto& row : table.rows)
+    out += JoinLine(row, widths, table, indent);
   return out;
 }
 

@@ -17,20 +17,34 @@ constexpr char kLoopTrips[] =
 
 }  // namespace
 
-int Resolver::BodyOutput(const Body& body, int i) const {
-  if (i < 0 || i >= body.graph->output_size()) return -1;
-  const std::string& name = body.graph->output(i).name();
+void Resolver::IndexBodyNames(Body& body) const {
+  body.names.clear();
   for (int m : body.nodes) {
     const onnx::NodeProto& p = *protos_[m];
     for (int j = 0; j < p.output_size(); ++j) {
-      if (p.output(j) == name) return graph_.node(m).Output(j);
+      if (!p.output(j).empty()) {
+        body.names.try_emplace(p.output(j), graph_.node(m).Output(j));
+      }
     }
   }
   for (int j = 0; j < body.graph->input_size() &&
                   j < static_cast<int>(body.inputs.size());
        ++j) {
-    if (body.graph->input(j).name() == name) return body.inputs[j];
+    body.names.try_emplace(body.graph->input(j).name(), body.inputs[j]);
   }
+}
+
+int Resolver::BodyOutput(const Body& body, int i) const {
+  if (i < 0 || i >= body.graph->output_size()) return -1;
+  const std::string& name = body.graph->output(i).name();
+  auto it = body.names.find(name);
+  if (it != body.names.end()) return it->second;
+  // A body initializer (renamed with the body's prefix when it shadows an
+  // outer name) or an outer-scope tensor.
+  std::optional<int> prefixed = graph_.FindTensor(
+      fmt::format("{}/{}/{}", graph_.node(body.parent).name, body.attribute,
+                  name));
+  if (prefixed.has_value()) return *prefixed;
   std::optional<int> t = graph_.FindTensor(name);
   return t.has_value() ? *t : -1;
 }
@@ -56,6 +70,7 @@ void Resolver::CopyKnown(int from, int to) {
 absl::Status Resolver::ResolveControlFlow(int n) {
   const std::string& op = graph_.node(n).op_type;
   std::vector<Body>& bodies = bodies_[n];
+  for (Body& body : bodies) IndexBodyNames(body);
   absl::Status s;
   if (op == "If") {
     s = ResolveIf(n, bodies);

@@ -119,6 +119,7 @@ void Resolver::IndexSubgraphs() {
     size_t next = 0;
     auto add = [&](const std::string& name, const onnx::GraphProto& g) {
       Body body;
+      body.parent = static_cast<int>(n);
       body.attribute = name;
       body.graph = &g;
       for (int i = 0; i < g.input_size() && next < inputs.size(); ++i) {

@@ -35,10 +35,14 @@ class Resolver {
   // A subgraph of a control-flow node: its proto, its body nodes in
   // topological order and the tensors of its inputs.
   struct Body {
+    int parent = -1;
     std::string attribute;
     const onnx::GraphProto* graph = nullptr;
     std::vector<int> nodes;
     std::vector<int> inputs;
+    // Tensor of each name defined in the body (node outputs and inputs),
+    // filled when the parent is resolved.
+    absl::flat_hash_map<std::string, int> names;
   };
 
   void IndexSubgraphs();
@@ -64,6 +68,8 @@ class Resolver {
   absl::Status ResolveLoop(int n, Body& body);
   absl::Status ResolveScan(int n, Body& body);
   absl::Status ResolveSequenceMap(int n, Body& body);
+  // Fills body.names.
+  void IndexBodyNames(Body& body) const;
   // Tensor index of output `i` of the body graph; -1 if not found.
   int BodyOutput(const Body& body, int i) const;
   // Copies what is known about tensor `from` (shape or sequence info) to

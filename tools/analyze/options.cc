@@ -23,8 +23,8 @@ struct Flag {
 
 absl::Status Bad(std::string_view flag, std::string_view value,
                  std::string_view expected) {
-  return absl::InvalidArgumentError(
-      fmt::format("{}: invalid value '{}' (expected {})", flag, value, expected));
+  return absl::InvalidArgumentError(fmt::format(
+      "{}: invalid value '{}' (expected {})", flag, value, expected));
 }
 
 std::optional<int64_t> ParseInt(std::string_view s) {
@@ -114,7 +114,7 @@ absl::Status ApplyMemoryEfficiency(Options& o, std::string_view v) {
 std::optional<double> Microseconds(std::string_view v) {
   std::optional<double> x = ParseDouble(v);
   if (!x || *x < 0) return std::nullopt;
-  return *x * 1e-6;
+  return *x / 1e6;  // correctly rounded: "5" -> 5e-6 exactly
 }
 
 absl::Status ApplyLayerTax(Options& o, std::string_view v) {
@@ -264,8 +264,8 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
     }
     std::string_view name = arg;
     std::optional<std::string_view> value;
-    if (const size_t eq = arg.find('='); eq != std::string_view::npos &&
-                                         arg.starts_with("--")) {
+    if (const size_t eq = arg.find('=');
+        eq != std::string_view::npos && arg.starts_with("--")) {
       name = arg.substr(0, eq);
       value = arg.substr(eq + 1);
     }
@@ -280,8 +280,8 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
       }
     } else if (!value) {
       if (i + 1 >= args.size()) {
-        return absl::InvalidArgumentError(fmt::format(
-            "{} needs a value ({})", flag->name, flag->value_name));
+        return absl::InvalidArgumentError(
+            fmt::format("{} needs a value ({})", flag->name, flag->value_name));
       }
       value = args[++i];
     }
@@ -304,9 +304,8 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
         "FILE.json");
   }
   if (o.hw.size() > 1) {
-    return absl::InvalidArgumentError(
-        fmt::format("--hw takes one device for this report (got {})",
-                    o.hw.size()));
+    return absl::InvalidArgumentError(fmt::format(
+        "--hw takes one device for this report (got {})", o.hw.size()));
   }
   return o;
 }

@@ -19,14 +19,14 @@
 namespace ridgeline::tools::analyze {
 
 struct Options {
-  bool help = false;     // -h, --help
-  bool list_hw = false;  // --list-hw
+  bool help = false;       // -h, --help
+  bool list_hw = false;    // --list-hw
   std::string model_path;  // the positional MODEL.onnx
   // --hw NAME (key, display name or alias; case-insensitive). A list
   // "a,b" is parsed for later multi-device reports; analysis takes one.
   std::vector<std::string> hw;
-  std::string hw_file;  // --hw-file FILE.json
-  std::optional<int64_t> batch;  // --batch N
+  std::string hw_file;                                // --hw-file FILE.json
+  std::optional<int64_t> batch;                       // --batch N
   std::vector<std::pair<std::string, int64_t>> dims;  // --dim NAME=VALUE...
   // --precision, --flops-per-mac, --efficiency, --memory-efficiency,
   // --layer-tax-us, --dispatch-tax-us. `analyze.batch` is set at run time.

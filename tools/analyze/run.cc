@@ -30,7 +30,8 @@ absl::StatusOr<std::vector<engine::Hardware>> Catalog(
   absl::StatusOr<engine::Hardware> hw = engine::LoadHardwareFile(o.hw_file);
   if (!hw.ok()) return hw.status();
   *from_file = *hw;
-  std::erase_if(*zoo, [&](const engine::Hardware& h) { return h.key == hw->key; });
+  std::erase_if(*zoo,
+                [&](const engine::Hardware& h) { return h.key == hw->key; });
   zoo->push_back(*hw);
   return zoo;
 }
@@ -38,8 +39,7 @@ absl::StatusOr<std::vector<engine::Hardware>> Catalog(
 // The batch the graph was bound with: the first dim of the first graph input
 // of rank >= 2 when known, else --batch, else 1. Warns when --batch could not
 // be applied because that dim is static.
-int64_t GraphBatch(const graph::Graph& g, const Options& o,
-                   std::ostream& err) {
+int64_t GraphBatch(const graph::Graph& g, const Options& o, std::ostream& err) {
   for (int t : g.Inputs()) {
     const graph::Tensor& in = g.tensor(t);
     if (!in.shape_known || in.dims.size() < 2) continue;
@@ -79,8 +79,8 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
 
   if (options.list_hw) {
     if (!open_output()) {
-      return Fail(err, fmt::format("{}: cannot open for writing",
-                                   options.output_path));
+      return Fail(
+          err, fmt::format("{}: cannot open for writing", options.output_path));
     }
     engine::report::WriteHardwareList(*catalog, options.format, *sink);
     return kExitOk;
@@ -131,8 +131,8 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
   }
 
   if (!open_output()) {
-    return Fail(err,
-                fmt::format("{}: cannot open for writing", options.output_path));
+    return Fail(
+        err, fmt::format("{}: cannot open for writing", options.output_path));
   }
   engine::report::WriteReport(*analysis, options.format, options.report, *sink);
   if (file.is_open()) {
