@@ -90,8 +90,9 @@ RoofFit FitRoof(const std::vector<FitSample>& all_samples,
     if (s.memory_s <= 0) return std::numeric_limits<double>::infinity();
     return s.compute_s / s.memory_s;
   };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t x, size_t y) { return intensity(x) < intensity(y); });
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return intensity(x) < intensity(y);
+  });
   const size_t n = samples.size();
   // Prefix sums over the memory-bound part, suffix sums over the compute part.
   std::vector<double> ym(n + 1, 0), mm(n + 1, 0), yc(n + 1, 0), cc(n + 1, 0);
@@ -171,7 +172,8 @@ absl::StatusOr<FitResult> FitEfficiencies(const Analysis& analysis,
       ++fused;
       continue;
     }
-    const LayerResult& layer = analysis.layers[static_cast<size_t>(unit.layers[0])];
+    const LayerResult& layer =
+        analysis.layers[static_cast<size_t>(unit.layers[0])];
     FitSample s;
     s.compute_s = layer.flops / a.peak_flops_per_s;
     s.memory_s = layer.bytes / a.memory_bandwidth_bytes_per_s;
@@ -201,8 +203,8 @@ absl::StatusOr<FitResult> FitEfficiencies(const Analysis& analysis,
     if (f.layers_used == 0 || f.layers_used < options.min_layers) {
       if (f.layers_used > 0) {
         result.notes.push_back(fmt::format(
-            "{}: {} usable layer(s), fewer than the {} required; not fitted", op,
-            f.layers_used, options.min_layers));
+            "{}: {} usable layer(s), fewer than the {} required; not fitted",
+            op, f.layers_used, options.min_layers));
       }
       continue;
     }
@@ -219,11 +221,13 @@ absl::StatusOr<FitResult> FitEfficiencies(const Analysis& analysis,
       double bm = f.fit.memory_efficiency
                       ? 1 / *f.fit.memory_efficiency
                       : (s.memory_s > 0 ? layer.t_memory_s / s.memory_s : 0);
-      double after = std::max(ac * s.compute_s, bm * s.memory_s) + layer.t_overhead_s;
+      double after =
+          std::max(ac * s.compute_s, bm * s.memory_s) + layer.t_overhead_s;
       f.measured_s += g.measured[i];
       f.predicted_before_s += layer.latency_s;
       f.predicted_after_s += after;
-      sq_before += (g.measured[i] - layer.latency_s) * (g.measured[i] - layer.latency_s);
+      sq_before +=
+          (g.measured[i] - layer.latency_s) * (g.measured[i] - layer.latency_s);
       sq_after += (g.measured[i] - after) * (g.measured[i] - after);
     }
     double n = static_cast<double>(g.samples.size());
@@ -271,13 +275,14 @@ std::string FormatFit(const FitResult& fit) {
       "Fitted efficiencies per op type (least squares on the engine's "
       "max(FLOPs/(peak*e_c), bytes/(bandwidth*e_m)) + tax; '-' = not "
       "identified, '*' = clamped to [min, 1])\n");
-  out += fmt::format("  {:<20} {:>6} {:>7} {:>8} {:>8} {:>9} {:>11} {:>11} {:>11} "
-                     "{:>11} {:>11}\n",
-                     "op", "layers", "skipped", "e_c", "e_m", "bound c/m",
-                     "measured", "pred before", "pred after", "rms before",
-                     "rms after");
+  out += fmt::format(
+      "  {:<20} {:>6} {:>7} {:>8} {:>8} {:>9} {:>11} {:>11} {:>11} "
+      "{:>11} {:>11}\n",
+      "op", "layers", "skipped", "e_c", "e_m", "bound c/m", "measured",
+      "pred before", "pred after", "rms before", "rms after");
   auto eff = [](const std::optional<double>& e, bool clamped) {
-    return e ? fmt::format("{:.3f}{}", *e, clamped ? "*" : "") : std::string("-");
+    return e ? fmt::format("{:.3f}{}", *e, clamped ? "*" : "")
+             : std::string("-");
   };
   auto ms = [](double s) { return fmt::format("{:.3f} ms", s * 1e3); };
   for (const OpTypeFit& f : fit.op_types) {
@@ -291,7 +296,8 @@ std::string FormatFit(const FitResult& fit) {
         ms(f.measured_s), ms(f.predicted_before_s), ms(f.predicted_after_s),
         ms(f.rms_before_s), ms(f.rms_after_s));
   }
-  for (const std::string& note : fit.notes) out += fmt::format("  note: {}\n", note);
+  for (const std::string& note : fit.notes)
+    out += fmt::format("  note: {}\n", note);
   return out;
 }
 

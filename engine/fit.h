@@ -39,9 +39,9 @@ namespace ridgeline::engine {
 // One observation: roof times (no efficiencies, no tax) and the measured time
 // minus the tax, seconds.
 struct FitSample {
-  double compute_s = 0;  // FLOPs / peak
-  double memory_s = 0;   // bytes / bandwidth
-  double measured_s = 0; // measured - per-layer tax
+  double compute_s = 0;   // FLOPs / peak
+  double memory_s = 0;    // bytes / bandwidth
+  double measured_s = 0;  // measured - per-layer tax
 };
 
 struct RoofFit {

@@ -312,7 +312,8 @@ class Matcher {
 };
 
 double LayerRoofSeconds(const LayerResult& layer, const Assumptions& a) {
-  double compute = a.peak_flops_per_s > 0 ? layer.flops / a.peak_flops_per_s : 0;
+  double compute =
+      a.peak_flops_per_s > 0 ? layer.flops / a.peak_flops_per_s : 0;
   double memory = a.memory_bandwidth_bytes_per_s > 0
                       ? layer.bytes / a.memory_bandwidth_bytes_per_s
                       : 0;
@@ -325,7 +326,8 @@ std::string QuotedList(const std::vector<std::string>& names, size_t total) {
     if (i > 0) out += ", ";
     out += fmt::format("\"{}\"", names[i]);
   }
-  if (total > names.size()) out += fmt::format(", ... ({} more)", total - names.size());
+  if (total > names.size())
+    out += fmt::format(", ... ({} more)", total - names.size());
   return out;
 }
 
@@ -404,7 +406,8 @@ absl::StatusOr<Comparison> CompareWithProfile(
         unit.layers.end()) {
       unit.anchor = unit.layers.front();  // the anchor was merged away
     }
-    const LayerResult& anchor = analysis.layers[static_cast<size_t>(unit.anchor)];
+    const LayerResult& anchor =
+        analysis.layers[static_cast<size_t>(unit.anchor)];
     unit.name = anchor.name;
     unit.op_type = anchor.op_type;
     unit.predicted_s = 0;
@@ -414,8 +417,10 @@ absl::StatusOr<Comparison> CompareWithProfile(
       unit.predicted_s += layer.latency_s;
       unit.roof_s += LayerRoofSeconds(layer, a);
     }
-    unit.ratio = unit.predicted_s > 0 ? unit.measured_s / unit.predicted_s : kNaN;
-    unit.roof_fraction = unit.measured_s > 0 ? unit.roof_s / unit.measured_s : kNaN;
+    unit.ratio =
+        unit.predicted_s > 0 ? unit.measured_s / unit.predicted_s : kNaN;
+    unit.roof_fraction =
+        unit.measured_s > 0 ? unit.roof_s / unit.measured_s : kNaN;
     c.matched_predicted_s += unit.predicted_s;
     c.matched_measured_s += unit.measured_s;
   }
@@ -425,10 +430,11 @@ absl::StatusOr<Comparison> CompareWithProfile(
     c.unmatched_nodes.push_back(*node);
     c.unmatched_measured_s += node->seconds;
   }
-  std::stable_sort(c.unmatched_nodes.begin(), c.unmatched_nodes.end(),
-                   [](const graph::MeasuredNode& x, const graph::MeasuredNode& y) {
-                     return x.seconds > y.seconds;
-                   });
+  std::stable_sort(
+      c.unmatched_nodes.begin(), c.unmatched_nodes.end(),
+      [](const graph::MeasuredNode& x, const graph::MeasuredNode& y) {
+        return x.seconds > y.seconds;
+      });
   for (size_t l = 0; l < analysis.layers.size(); ++l) {
     const LayerResult& layer = analysis.layers[l];
     if (c.unit_of_layer[l] >= 0 || layer.cost.view || layer.latency_s <= 0) {
@@ -448,7 +454,8 @@ absl::StatusOr<Comparison> CompareWithProfile(
   absl::flat_hash_map<std::string, size_t> op_index;
   std::vector<std::vector<double>> ratios;
   for (const MeasuredUnit& unit : c.units) {
-    auto [it, inserted] = op_index.try_emplace(unit.op_type, c.by_op_type.size());
+    auto [it, inserted] =
+        op_index.try_emplace(unit.op_type, c.by_op_type.size());
     if (inserted) {
       c.by_op_type.push_back({.op_type = unit.op_type});
       ratios.emplace_back();
@@ -476,18 +483,20 @@ absl::StatusOr<Comparison> CompareWithProfile(
   // Optimization targets.
   std::vector<int> order(c.units.size());
   std::iota(order.begin(), order.end(), 0);
-  order.erase(std::remove_if(order.begin(), order.end(),
-                             [&](int u) {
-                               return !std::isfinite(
-                                   c.units[static_cast<size_t>(u)].roof_fraction);
-                             }),
-              order.end());
+  order.erase(
+      std::remove_if(order.begin(), order.end(),
+                     [&](int u) {
+                       return !std::isfinite(
+                           c.units[static_cast<size_t>(u)].roof_fraction);
+                     }),
+      order.end());
   std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
     const MeasuredUnit& ux = c.units[static_cast<size_t>(x)];
     const MeasuredUnit& uy = c.units[static_cast<size_t>(y)];
     return ux.measured_s - ux.roof_s > uy.measured_s - uy.roof_s;
   });
-  if (options.targets >= 0 && order.size() > static_cast<size_t>(options.targets)) {
+  if (options.targets >= 0 &&
+      order.size() > static_cast<size_t>(options.targets)) {
     order.resize(static_cast<size_t>(options.targets));
   }
   c.targets = std::move(order);
@@ -509,7 +518,8 @@ absl::StatusOr<Comparison> CompareWithProfile(
   }
   if (!c.unmatched_nodes.empty()) {
     std::vector<std::string> names;
-    for (size_t i = 0; i < c.unmatched_nodes.size() && i < kNamesInWarning; ++i) {
+    for (size_t i = 0; i < c.unmatched_nodes.size() && i < kNamesInWarning;
+         ++i) {
       names.push_back(c.unmatched_nodes[i].name);
     }
     double share = c.measured_node_s > 0

@@ -52,9 +52,9 @@ namespace ridgeline::engine {
 inline constexpr int kMaxFusionDepth = 4;
 
 enum class MatchKind {
-  kName,    // the measured node's name is the layer's name
-  kRenamed, // through ORT's renaming (suffixes, output tensor names)
-  kOrder,   // paired by op type and order
+  kName,     // the measured node's name is the layer's name
+  kRenamed,  // through ORT's renaming (suffixes, output tensor names)
+  kOrder,    // paired by op type and order
 };
 std::string_view MatchKindName(MatchKind kind);  // "name", "renamed", "order"
 

@@ -29,6 +29,12 @@ std::string Percent(double fraction) {
   return std::isfinite(fraction) ? fmt::format("{:.1f}%", 100 * fraction) : "-";
 }
 
+// "lo-hi", or "-" when undefined.
+std::string Range(double lo, double hi) {
+  if (!std::isfinite(lo) || !std::isfinite(hi)) return "-";
+  return fmt::format("{:.2f}-{:.2f}", lo, hi);
+}
+
 std::string Share(double part, double whole) {
   return whole > 0 ? fmt::format("{:.1f}%", 100 * part / whole) : "-";
 }
@@ -70,7 +76,8 @@ std::string FormatComparison(const Analysis& analysis, const Comparison& c,
   line(fmt::format(
       "  matched        predicted {:>12}   measured {:>12}   ratio {}   ({} "
       "units covering {} of {} layers)",
-      FormatDuration(c.matched_predicted_s), FormatDuration(c.matched_measured_s),
+      FormatDuration(c.matched_predicted_s),
+      FormatDuration(c.matched_measured_s),
       Ratio(c.matched_predicted_s > 0
                 ? c.matched_measured_s / c.matched_predicted_s
                 : NAN),
@@ -79,8 +86,8 @@ std::string FormatComparison(const Analysis& analysis, const Comparison& c,
       "  unmatched      {} measured node(s), {} ({} of measured node time); "
       "{} non-view layer(s) unmeasured, {} predicted",
       c.unmatched_nodes.size(), FormatDuration(c.unmatched_measured_s),
-      Share(c.unmatched_measured_s, c.measured_node_s), c.unmatched_layers.size(),
-      FormatDuration(c.unmatched_predicted_s)));
+      Share(c.unmatched_measured_s, c.measured_node_s),
+      c.unmatched_layers.size(), FormatDuration(c.unmatched_predicted_s)));
   line(fmt::format(
       "  Spearman rank correlation of per-unit predicted vs measured times: {} "
       "(n = {})",
@@ -93,13 +100,14 @@ std::string FormatComparison(const Analysis& analysis, const Comparison& c,
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
     return c.units[x].measured_s > c.units[y].measured_s;
   });
-  size_t shown = std::min(order.size(), static_cast<size_t>(std::max(0, options.top)));
+  size_t shown =
+      std::min(order.size(), static_cast<size_t>(std::max(0, options.top)));
   line("");
   line(fmt::format("Layers by measured time (top {} of {} units)", shown,
                    order.size()));
   line(fmt::format("  {:<{}} {:<18} {:>11} {:>11} {:>7} {:>8}  {}", "name",
-                   kNameWidth, "op", "predicted", "measured", "ratio",
-                   "% roof", "match"));
+                   kNameWidth, "op", "predicted", "measured", "ratio", "% roof",
+                   "match"));
   double rest_pred = 0, rest_meas = 0;
   for (size_t i = 0; i < order.size(); ++i) {
     const MeasuredUnit& u = c.units[order[i]];
@@ -114,8 +122,9 @@ std::string FormatComparison(const Analysis& analysis, const Comparison& c,
     }
     line(fmt::format("  {:<{}} {:<18} {:>11} {:>11} {:>7} {:>8}  {}",
                      Fit(u.name, kNameWidth), kNameWidth, Fit(u.op_type, 18),
-                     FormatDuration(u.predicted_s), FormatDuration(u.measured_s),
-                     Ratio(u.ratio), Percent(u.roof_fraction), match));
+                     FormatDuration(u.predicted_s),
+                     FormatDuration(u.measured_s), Ratio(u.ratio),
+                     Percent(u.roof_fraction), match));
   }
   if (shown < order.size()) {
     line(fmt::format("  {:<{}} {:<18} {:>11} {:>11} {:>7}",
@@ -131,17 +140,16 @@ std::string FormatComparison(const Analysis& analysis, const Comparison& c,
                    "units", "predicted", "measured", "median", "p25-p75",
                    "min-max"));
   for (const OpTypeRatios& op : c.by_op_type) {
-    line(fmt::format("  {:<18} {:>5} {:>11} {:>11} {:>7} {:>13} {:>13}",
-                     Fit(op.op_type, 18), op.units,
-                     FormatDuration(op.predicted_s), FormatDuration(op.measured_s),
-                     Ratio(op.median),
-                     fmt::format("{}-{}", Ratio(op.p25), Ratio(op.p75)),
-                     fmt::format("{}-{}", Ratio(op.min), Ratio(op.max))));
+    line(fmt::format(
+        "  {:<18} {:>5} {:>11} {:>11} {:>7} {:>13} {:>13}", Fit(op.op_type, 18),
+        op.units, FormatDuration(op.predicted_s), FormatDuration(op.measured_s),
+        Ratio(op.median), Range(op.p25, op.p75), Range(op.min, op.max)));
   }
 
   line("");
-  line("Optimization targets (largest measured - roof time: the most an "
-       "optimization could win)");
+  line(
+      "Optimization targets (largest measured - roof time: the most an "
+      "optimization could win)");
   line(fmt::format("  {:<{}} {:<18} {:>11} {:>11} {:>8} {:>11}", "name",
                    kNameWidth, "op", "measured", "roof", "% roof", "gap"));
   for (int t : c.targets) {
@@ -155,14 +163,16 @@ std::string FormatComparison(const Analysis& analysis, const Comparison& c,
 
   if (!c.unmatched_nodes.empty()) {
     line("");
-    size_t rows = std::min(c.unmatched_nodes.size(),
-                           static_cast<size_t>(std::max(0, options.unmatched_rows)));
+    size_t rows =
+        std::min(c.unmatched_nodes.size(),
+                 static_cast<size_t>(std::max(0, options.unmatched_rows)));
     line(fmt::format("Unmatched measured nodes (top {} of {})", rows,
                      c.unmatched_nodes.size()));
     for (size_t i = 0; i < rows; ++i) {
       const graph::MeasuredNode& n = c.unmatched_nodes[i];
       line(fmt::format("  {:<{}} {:<18} {:>11} {:>7}", Fit(n.name, kNameWidth),
-                       kNameWidth, Fit(n.op_type, 18), FormatDuration(n.seconds),
+                       kNameWidth, Fit(n.op_type, 18),
+                       FormatDuration(n.seconds),
                        Share(n.seconds, c.measured_node_s)));
     }
   }
@@ -205,30 +215,31 @@ nlohmann::json MeasuredSummaryJson(const Comparison& c) {
   j["measured_s"] = c.measured_total_s;
   j["measured_s_source"] =
       c.measured_total_is_whole_run ? "whole-run events" : "sum of node times";
-  j["ratio"] = Number(c.predicted_total_s > 0
-                          ? c.measured_total_s / c.predicted_total_s
-                          : NAN);
+  j["ratio"] = Number(
+      c.predicted_total_s > 0 ? c.measured_total_s / c.predicted_total_s : NAN);
   j["measured_node_s"] = c.measured_node_s;
   size_t matched_layers = 0;
   for (const MeasuredUnit& u : c.units) matched_layers += u.layers.size();
-  j["matched"] = {{"units", c.units.size()},
-                  {"layers", matched_layers},
-                  {"predicted_s", c.matched_predicted_s},
-                  {"measured_s", c.matched_measured_s},
-                  {"ratio", Number(c.matched_predicted_s > 0
-                                       ? c.matched_measured_s /
-                                             c.matched_predicted_s
-                                       : NAN)}};
+  j["matched"] = {
+      {"units", c.units.size()},
+      {"layers", matched_layers},
+      {"predicted_s", c.matched_predicted_s},
+      {"measured_s", c.matched_measured_s},
+      {"ratio", Number(c.matched_predicted_s > 0
+                           ? c.matched_measured_s / c.matched_predicted_s
+                           : NAN)}};
   nlohmann::json names = nlohmann::json::array();
   for (const graph::MeasuredNode& n : c.unmatched_nodes) {
-    names.push_back({{"name", n.name}, {"op", n.op_type}, {"measured_s", n.seconds}});
+    names.push_back(
+        {{"name", n.name}, {"op", n.op_type}, {"measured_s", n.seconds}});
   }
   j["unmatched_nodes"] = {{"count", c.unmatched_nodes.size()},
                           {"measured_s", c.unmatched_measured_s},
                           {"nodes", names}};
   j["unmatched_layers"] = {{"count", c.unmatched_layers.size()},
                            {"predicted_s", c.unmatched_predicted_s}};
-  j["spearman"] = c.spearman ? nlohmann::json(*c.spearman) : nlohmann::json(nullptr);
+  j["spearman"] =
+      c.spearman ? nlohmann::json(*c.spearman) : nlohmann::json(nullptr);
   nlohmann::json ops = nlohmann::json::array();
   for (const OpTypeRatios& op : c.by_op_type) {
     ops.push_back({{"op", op.op_type},

@@ -10,9 +10,8 @@ std::vector<double> AverageRanks(const std::vector<double>& values) {
   const size_t n = values.size();
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return values[a] < values[b];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return values[a] < values[b]; });
   std::vector<double> ranks(n, 0.0);
   size_t i = 0;
   while (i < n) {

@@ -28,6 +28,12 @@ absl::StatusOr<int64_t> CheckedNumElements(const Dims& dims,
     }
     product *= d;
   }
+  if (product > kMaxElements) {
+    return absl::InvalidArgumentError(fmt::format(
+        "tensor '{}' has {} elements (dims [{}]), above the limit 2^59 (its "
+        "size in bytes must fit in int64)",
+        what, product, absl::StrJoin(dims, ",")));
+  }
   return product;
 }
 
@@ -165,11 +171,20 @@ int64_t Graph::ParameterCount() const {
 }
 
 absl::Status Graph::Finalize() {
+  int64_t weight_elements = 0;
   for (Tensor& t : tensors_) {
     t.consumers.clear();
     if (t.shape_known) {
       absl::StatusOr<int64_t> n = CheckedNumElements(t.dims, t.name);
       if (!n.ok()) return n.status();
+      // ParameterCount() sums the weights in int64.
+      if (t.is_weight() &&
+          __builtin_add_overflow(weight_elements, *n, &weight_elements)) {
+        return absl::InvalidArgumentError(fmt::format(
+            "the weights hold more elements than int64 can count (at "
+            "tensor '{}')",
+            t.name));
+      }
     }
   }
   boost_graph_ = BoostGraph(nodes_.size());

@@ -29,6 +29,10 @@ using Dims = std::vector<int64_t>;
 
 // Largest dim accepted anywhere (2^40); larger ones are treated as corrupt.
 inline constexpr int64_t kMaxDim = int64_t{1} << 40;
+// Most elements a tensor may have (2^59), so that its size in bytes, at up to
+// 16 bytes per element (complex128), fits in int64: a model claiming 2^62
+// elements is rejected, not priced with a wrapped number.
+inline constexpr int64_t kMaxElements = int64_t{1} << 59;
 
 enum class TensorKind {
   kActivation,   // produced by a node
@@ -157,8 +161,8 @@ class Graph {
   BoostGraph boost_graph_;
 };
 
-// Validates dims: each in [0, kMaxDim] and the product fits in int64. Returns
-// the product. `what` names the tensor in the error message.
+// Validates dims: each in [0, kMaxDim] and the product at most kMaxElements.
+// Returns the product. `what` names the tensor in the error message.
 absl::StatusOr<int64_t> CheckedNumElements(const Dims& dims,
                                            std::string_view what);
 

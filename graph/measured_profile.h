@@ -40,8 +40,9 @@ struct MeasuredNode {
 };
 
 struct MeasuredProfile {
-  std::string path;           // the file it was read from
-  std::string source_format;  // kOnnxRuntimeProfileFormat or kPyTorchProfileFormat
+  std::string path;  // the file it was read from
+  std::string
+      source_format;  // kOnnxRuntimeProfileFormat or kPyTorchProfileFormat
   // Runs found in the trace (ONNX Runtime "model_run" events, PyTorch
   // "ProfilerStep#N" annotations; 1 when the trace marks no runs).
   int64_t runs_in_trace = 0;

@@ -1,6 +1,7 @@
 // Shapes the importer resolves on the fixtures written by
 // tests/fixtures/make_importer_fixtures.py. Every expected shape is worked out
 // by hand in the comments from the fixture's graph.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -198,6 +199,26 @@ TEST(ImporterShapesTest, ResolvesOpset18Forms) {
   EXPECT_EQ(Dims(g, "padded"), (graph::Dims{2, 6, 5}));
   // Resize with axes [2] and scale 2: floor(5 * 2) = 10.
   EXPECT_EQ(Dims(g, "resized"), (graph::Dims{2, 3, 10}));
+}
+
+TEST(ImporterShapesTest, UnknownOpsStayUnresolvedWithReason) {
+  graph::Graph g = Import("unknown_ops.onnx");
+  // ai.onnx.ml Scaler keeps the input's [2,3] and gives float.
+  EXPECT_EQ(Dims(g, "scaled"), (graph::Dims{2, 3}));
+  EXPECT_EQ(T(g, "scaled").dtype, graph::DType::kFloat32);
+  // The custom-domain op, the op ONNX does not define, and what depends on
+  // the former are listed with their node and reason.
+  std::map<std::string, graph::Unresolved> by_tensor;
+  for (const auto& u : g.unresolved) by_tensor[u.tensor] = u;
+  ASSERT_EQ(by_tensor.size(), 3u);
+  EXPECT_EQ(by_tensor["m"].node, "mystery");
+  EXPECT_EQ(by_tensor["m"].reason,
+            "no shape function for example.custom:Mystery");
+  EXPECT_EQ(by_tensor["after"].node, "relu_after");
+  EXPECT_EQ(by_tensor["after"].reason,
+            "input 'm' is unresolved: no shape function for "
+            "example.custom:Mystery");
+  EXPECT_EQ(by_tensor["nso"].reason, "no shape function for ai.onnx:NoSuchOp");
 }
 
 TEST(ImporterShapesTest, MissingExternalDataIsAWarning) {

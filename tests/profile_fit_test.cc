@@ -20,8 +20,8 @@ using ::testing::HasSubstr;
 // Roof times of one sample made with efficiencies e_c = 0.4, e_m = 0.8:
 // measured = max(c / 0.4, m / 0.8).
 FitSample Exact(double c, double m) {
-  return {.compute_s = c, .memory_s = m,
-          .measured_s = std::max(c / 0.4, m / 0.8)};
+  return {
+      .compute_s = c, .memory_s = m, .measured_s = std::max(c / 0.4, m / 0.8)};
 }
 
 TEST(FitRoofTest, RecoversBothEfficienciesFromExactData) {
@@ -57,7 +57,8 @@ TEST(FitRoofTest, LeastSquaresOnNoisyMemoryBoundData) {
 TEST(FitRoofTest, FasterThanTheRoofIsClampedToOne) {
   // Measured at half the roof time (e.g. data served from cache): the
   // unconstrained e_m would be 2; it is clamped to 1.
-  std::vector<FitSample> s = {{.compute_s = 0, .memory_s = 1e-3, .measured_s = 5e-4}};
+  std::vector<FitSample> s = {
+      {.compute_s = 0, .memory_s = 1e-3, .measured_s = 5e-4}};
   RoofFit fit = FitRoof(s, 0.001);
   ASSERT_TRUE(fit.memory_efficiency.has_value());
   EXPECT_DOUBLE_EQ(*fit.memory_efficiency, 1.0);
@@ -66,7 +67,8 @@ TEST(FitRoofTest, FasterThanTheRoofIsClampedToOne) {
 
 TEST(FitRoofTest, VerySlowIsClampedToTheMinimum) {
   // 10000x the roof time with min efficiency 0.001: clamped to 0.001.
-  std::vector<FitSample> s = {{.compute_s = 1e-6, .memory_s = 0, .measured_s = 1e-2}};
+  std::vector<FitSample> s = {
+      {.compute_s = 1e-6, .memory_s = 0, .measured_s = 1e-2}};
   RoofFit fit = FitRoof(s, 0.001);
   ASSERT_TRUE(fit.compute_efficiency.has_value());
   EXPECT_NEAR(*fit.compute_efficiency, 0.001, 1e-15);
@@ -86,9 +88,10 @@ class FitEfficienciesTest : public ::testing::Test {
   static constexpr double kTax = 10e-6;
 
   void SetUp() override {
-    auto g = importers::ImportOnnxFile(std::string(RIDGELINE_SOURCE_DIR) +
-                                           "/tests/fixtures/profile_models/small_cnn.onnx",
-                                       {});
+    auto g = importers::ImportOnnxFile(
+        std::string(RIDGELINE_SOURCE_DIR) +
+            "/tests/fixtures/profile_models/small_cnn.onnx",
+        {});
     ASSERT_TRUE(g.ok()) << g.status();
     graph_ = std::move(*g);
     analysis_.assumptions.peak_flops_per_s = 1e9;
@@ -106,7 +109,8 @@ class FitEfficienciesTest : public ::testing::Test {
 
   // Gives a layer FLOPs and bytes, the analysis' default prediction
   // (e_c 0.5, e_m 1) and a measured time.
-  void Set(const std::string& name, double flops, double bytes, double measured) {
+  void Set(const std::string& name, double flops, double bytes,
+           double measured) {
     for (LayerResult& l : analysis_.layers) {
       if (l.name != name) continue;
       l.cost.view = false;
@@ -116,8 +120,10 @@ class FitEfficienciesTest : public ::testing::Test {
       l.t_memory_s = bytes * 1e-9;
       l.t_overhead_s = kTax;
       l.latency_s = std::max(l.t_compute_s, l.t_memory_s) + kTax;
-      profile_.nodes.push_back({.name = name, .op_type = l.op_type,
-                                .seconds = measured, .count = 1});
+      profile_.nodes.push_back({.name = name,
+                                .op_type = l.op_type,
+                                .seconds = measured,
+                                .count = 1});
       return;
     }
     FAIL() << name;
@@ -135,8 +141,8 @@ TEST_F(FitEfficienciesTest, RecoversPerOpEfficienciesAndSkipsTheRest) {
   Set("/conv2/Conv", 2e6, 1e4, 2e6 * 1e-9 / 0.25 + kTax);  // 8.01 ms
   Set("/conv3/Conv", 1e6, 1e4, 1e6 * 1e-9 / 0.25 + kTax);  // 4.01 ms
   // Relus made with e_m = 0.5: measured = bytes * 1e-9 / 0.5 + tax.
-  Set("/Relu", 0, 1e5, 1e5 * 1e-9 / 0.5 + kTax);      // 0.21 ms
-  Set("/Relu_1", 0, 2e5, 2e5 * 1e-9 / 0.5 + kTax);    // 0.41 ms
+  Set("/Relu", 0, 1e5, 1e5 * 1e-9 / 0.5 + kTax);    // 0.21 ms
+  Set("/Relu_1", 0, 2e5, 2e5 * 1e-9 / 0.5 + kTax);  // 0.41 ms
   Set("/Relu_2", 0, 1e3, 5e-6);  // below the 10 us tax: overhead, skipped
   auto c = CompareWithProfile(graph_, analysis_, profile_, {});
   ASSERT_TRUE(c.ok()) << c.status();

@@ -106,7 +106,8 @@ TEST(ProfileMatchTest, OrtDisabledMatchesEveryLayerByName) {
 
 TEST(ProfileMatchTest, OrtEnabledFusedNodesBecomeGroups) {
   Loaded m = Load("small_cnn.onnx");
-  auto c = CompareWithProfile(m.graph, m.analysis, Profile("small_cnn_all.json"), {});
+  auto c = CompareWithProfile(m.graph, m.analysis,
+                              Profile("small_cnn_all.json"), {});
   ASSERT_TRUE(c.ok()) << c.status();
   const Analysis& a = m.analysis;
   // "/Relu_output_0_nchwc" (op Conv) is named after the Relu's output: the
@@ -121,7 +122,8 @@ TEST(ProfileMatchTest, OrtEnabledFusedNodesBecomeGroups) {
   // them, inferred from the single-consumer chain.
   const MeasuredUnit* conv2 = UnitOf(*c, a, "/conv2/Conv");
   ASSERT_NE(conv2, nullptr);
-  EXPECT_THAT(LayerNames(a, *conv2), ElementsAre("/conv2/Conv", "/Add", "/Relu_1"));
+  EXPECT_THAT(LayerNames(a, *conv2),
+              ElementsAre("/conv2/Conv", "/Add", "/Relu_1"));
   EXPECT_EQ(conv2->absorbed_layers.size(), 2u);
   const MeasuredUnit* conv3 = UnitOf(*c, a, "/conv3/Conv");
   ASSERT_NE(conv3, nullptr);
@@ -160,7 +162,8 @@ TEST(ProfileMatchTest, OrtEnabledTransformerFusions) {
   EXPECT_EQ(UnitOf(*c, a, "/qkv/Add"), UnitOf(*c, a, "/qkv/MatMul"));
   // Nodes ORT made up (Gelu, gemm reshapes) stay unmatched.
   std::vector<std::string> unmatched;
-  for (const graph::MeasuredNode& n : c->unmatched_nodes) unmatched.push_back(n.name);
+  for (const graph::MeasuredNode& n : c->unmatched_nodes)
+    unmatched.push_back(n.name);
   EXPECT_THAT(unmatched, Contains("Gelu"));
   EXPECT_THAT(unmatched, Contains("gemm_input_reshape"));
 }
@@ -185,15 +188,18 @@ TEST(ProfileMatchTest, PyTorchTraceMatchesByOrder) {
   ASSERT_NE(conv2, nullptr);
   EXPECT_EQ(conv2->kind, MatchKind::kOrder);
   EXPECT_THAT(conv2->measured_nodes, ElementsAre("aten::conv2d#1"));
-  EXPECT_THAT(UnitOf(*c, a, "/Relu_2")->measured_nodes, ElementsAre("aten::relu#2"));
-  EXPECT_THAT(UnitOf(*c, a, "/fc/Gemm")->measured_nodes, ElementsAre("aten::linear#0"));
+  EXPECT_THAT(UnitOf(*c, a, "/Relu_2")->measured_nodes,
+              ElementsAre("aten::relu#2"));
+  EXPECT_THAT(UnitOf(*c, a, "/fc/Gemm")->measured_nodes,
+              ElementsAre("aten::linear#0"));
   // Every layer is matched; BatchNorm was folded into conv1 by the export,
   // so aten::batch_norm has no layer.
   for (size_t l = 0; l < a.layers.size(); ++l) {
     EXPECT_GE(c->unit_of_layer[l], 0) << a.layers[l].name;
   }
   std::vector<std::string> unmatched;
-  for (const graph::MeasuredNode& n : c->unmatched_nodes) unmatched.push_back(n.name);
+  for (const graph::MeasuredNode& n : c->unmatched_nodes)
+    unmatched.push_back(n.name);
   EXPECT_THAT(unmatched, Contains("aten::batch_norm#0"));
 }
 
@@ -203,11 +209,14 @@ TEST(ProfileMatchTest, UnknownNamesWarnNeverFail) {
   p.path = "other_model.json";
   p.source_format = graph::kOnnxRuntimeProfileFormat;
   p.runs_used = 1;
-  p.nodes = {{.name = "encoder/layer.0/attention", .op_type = "Attention",
-              .seconds = 1e-3, .count = 1},
-             {.name = "", .op_type = "", .seconds = 0, .count = 1},
-             {.name = "/", .op_type = "Weird", .seconds = 2e-3, .count = 1},
-             {.name = "_token_3", .op_type = "Conv2", .seconds = 1e-6, .count = 1}};
+  p.nodes = {
+      {.name = "encoder/layer.0/attention",
+       .op_type = "Attention",
+       .seconds = 1e-3,
+       .count = 1},
+      {.name = "", .op_type = "", .seconds = 0, .count = 1},
+      {.name = "/", .op_type = "Weird", .seconds = 2e-3, .count = 1},
+      {.name = "_token_3", .op_type = "Conv2", .seconds = 1e-6, .count = 1}};
   MatchOptions options;
   options.match_by_order = false;
   auto c = CompareWithProfile(m.graph, m.analysis, p, options);
@@ -218,7 +227,8 @@ TEST(ProfileMatchTest, UnknownNamesWarnNeverFail) {
   EXPECT_THAT(c->warnings, Contains(HasSubstr("no measured node matches")));
   EXPECT_THAT(c->warnings, Contains(HasSubstr("4 of 4 measured node(s)")));
   // Reports render without crashing.
-  EXPECT_THAT(FormatComparison(m.analysis, *c, {}), HasSubstr("Unmatched measured"));
+  EXPECT_THAT(FormatComparison(m.analysis, *c, {}),
+              HasSubstr("Unmatched measured"));
   EXPECT_TRUE(MeasuredSummaryJson(*c)["spearman"].is_null());
   EXPECT_TRUE(MeasuredLayerJson(*c, 0)["measured_s"].is_null());
 }
@@ -230,7 +240,8 @@ TEST(ProfileMatchTest, AnalysisOfAnotherGraphIsAnError) {
   a.layers.back().node = 1000;
   auto c = CompareWithProfile(m.graph, a, graph::MeasuredProfile{}, {});
   ASSERT_FALSE(c.ok());
-  EXPECT_THAT(std::string(MessageOf(c.status())), HasSubstr("not computed on this graph"));
+  EXPECT_THAT(std::string(MessageOf(c.status())),
+              HasSubstr("not computed on this graph"));
 }
 
 // --- Arithmetic on a hand-built analysis of small_cnn's graph. ---
@@ -257,11 +268,15 @@ LayerResult& Layer(Analysis& a, const std::string& name) {
 }
 
 TEST(ProfileCompareArithmeticTest, RatiosRoofTotalsAndStatistics) {
-  auto g = importers::ImportOnnxFile(Source("profile_models/small_cnn.onnx"), {});
+  auto g =
+      importers::ImportOnnxFile(Source("profile_models/small_cnn.onnx"), {});
   ASSERT_TRUE(g.ok()) << g.status();
   Analysis a = HandAnalysis(*g);
   // Three Convs and one Relu with predictions; other layers are views here.
-  struct Row { const char* name; double flops, bytes, predicted, measured; };
+  struct Row {
+    const char* name;
+    double flops, bytes, predicted, measured;
+  };
   const Row rows[] = {
       {"/conv1/Conv", 4e6, 1e6, 2e-3, 4e-3},  // roof 4 ms, ratio 2, roof 100%
       {"/conv2/Conv", 2e6, 1e6, 1e-3, 4e-3},  // roof 2 ms, ratio 4, roof 50%
@@ -278,7 +293,9 @@ TEST(ProfileCompareArithmeticTest, RatiosRoofTotalsAndStatistics) {
     l.flops = r.flops;
     l.bytes = r.bytes;
     l.latency_s = r.predicted;
-    p.nodes.push_back({.name = r.name, .op_type = l.op_type, .seconds = r.measured,
+    p.nodes.push_back({.name = r.name,
+                       .op_type = l.op_type,
+                       .seconds = r.measured,
                        .count = 1});
   }
   for (LayerResult& l : a.layers) {
@@ -340,21 +357,24 @@ TEST(ProfileCompareArithmeticTest, RatiosRoofTotalsAndStatistics) {
 }
 
 TEST(ProfileCompareArithmeticTest, MeasuredNodesOfOneLayerAreSummed) {
-  auto g = importers::ImportOnnxFile(Source("profile_models/small_cnn.onnx"), {});
+  auto g =
+      importers::ImportOnnxFile(Source("profile_models/small_cnn.onnx"), {});
   ASSERT_TRUE(g.ok()) << g.status();
   Analysis a = HandAnalysis(*g);
   Layer(a, "/fc/Gemm").latency_s = 1e-3;
   graph::MeasuredProfile p;
   // ORT's unique-name suffix and a fusion path part both lead to /fc/Gemm.
-  p.nodes = {{.name = "/fc/Gemm", .op_type = "Gemm", .seconds = 1e-3},
-             {.name = "/fc/Gemm_token_7", .op_type = "Gemm", .seconds = 2e-3},
-             {.name = "/fc/Gemm/SomeFusion", .op_type = "FusedGemm", .seconds = 3e-3}};
+  p.nodes = {
+      {.name = "/fc/Gemm", .op_type = "Gemm", .seconds = 1e-3},
+      {.name = "/fc/Gemm_token_7", .op_type = "Gemm", .seconds = 2e-3},
+      {.name = "/fc/Gemm/SomeFusion", .op_type = "FusedGemm", .seconds = 3e-3}};
   auto c = CompareWithProfile(*g, a, p, {});
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_EQ(c->units.size(), 1u);
   EXPECT_DOUBLE_EQ(c->units[0].measured_s, 6e-3);
   EXPECT_THAT(c->units[0].measured_nodes,
-              UnorderedElementsAre("/fc/Gemm", "/fc/Gemm_token_7", "/fc/Gemm/SomeFusion"));
+              UnorderedElementsAre("/fc/Gemm", "/fc/Gemm_token_7",
+                                   "/fc/Gemm/SomeFusion"));
   EXPECT_TRUE(c->unmatched_nodes.empty());
 }
 

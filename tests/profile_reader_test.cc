@@ -3,6 +3,8 @@
 // 4 runs per file), a real PyTorch trace written by
 // tests/profiles/make_models.py (Debian's torch, legacy layout), and
 // hand-made traces for the Kineto layout and for every kind of damage.
+#include "importers/profile/profile_reader.h"
+
 #include <fstream>
 #include <string>
 #include <vector>
@@ -13,7 +15,6 @@
 #include "graph/measured_profile.h"
 #include "gtest/gtest.h"
 #include "importers/profile/aten_op_map.h"
-#include "importers/profile/profile_reader.h"
 
 namespace ridgeline::importers {
 namespace {
@@ -45,9 +46,10 @@ std::vector<std::string> Names(const graph::MeasuredProfile& p) {
 // them for tests/profiles/make_models.py's SmallCnn (BatchNorm folded into
 // conv1 by constant folding).
 const std::vector<std::string> kSmallCnnNodes = {
-    "/conv1/Conv", "/Relu",      "/pool/MaxPool", "/conv2/Conv",
-    "/Add",        "/Relu_1",    "/conv3/Conv",   "/Relu_2",
-    "/GlobalAveragePool", "/Flatten", "/fc/Gemm"};
+    "/conv1/Conv", "/Relu",   "/pool/MaxPool",
+    "/conv2/Conv", "/Add",    "/Relu_1",
+    "/conv3/Conv", "/Relu_2", "/GlobalAveragePool",
+    "/Flatten",    "/fc/Gemm"};
 
 TEST(OrtProfileTest, DisabledOptimizationListsEveryNode) {
   auto p = ReadProfile(Fixture("small_cnn_disabled.json"));
@@ -117,7 +119,8 @@ TEST(PyTorchTraceTest, LegacyCpuTraceFromDebianTorch) {
   EXPECT_EQ(p->runs_in_trace, 3);
   // SmallCnn.forward calls conv1, conv2, conv3 in that order: three outermost
   // aten::conv2d per run, named by their position in the run.
-  for (const char* name : {"aten::conv2d#0", "aten::conv2d#1", "aten::conv2d#2"}) {
+  for (const char* name :
+       {"aten::conv2d#0", "aten::conv2d#1", "aten::conv2d#2"}) {
     const graph::MeasuredNode* n = Find(*p, name);
     ASSERT_NE(n, nullptr) << name;
     EXPECT_EQ(n->op_type, "Conv");
@@ -207,14 +210,15 @@ TEST(PyTorchTraceTest, CpuOnlyKinetoTraceWithoutSteps) {
                             "cpu.json");
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->runs_in_trace, 1);
-  EXPECT_THAT(Names(*p), ElementsAreArray({"aten::linear#0", "aten::linear#1"}));
+  EXPECT_THAT(Names(*p),
+              ElementsAreArray({"aten::linear#0", "aten::linear#1"}));
   EXPECT_NEAR(Find(*p, "aten::linear#0")->seconds, 40e-6, 1e-12);
   EXPECT_FALSE(p->run_seconds.has_value());
 }
 
 TEST(AtenOpMapTest, MapsCommonOps) {
   EXPECT_EQ(OnnxOpForAten("aten::conv2d"), "Conv");
-  EXPECT_EQ(OnnxOpForAten("aten::relu_"), "Relu");       // in-place variant
+  EXPECT_EQ(OnnxOpForAten("aten::relu_"), "Relu");        // in-place variant
   EXPECT_EQ(OnnxOpForAten("aten::_softmax"), "Softmax");  // leading _ kept
   EXPECT_EQ(OnnxOpForAten("aten::silu"), std::nullopt);
   EXPECT_EQ(OnnxOpForAten("conv2d"), std::nullopt);  // not an aten name
@@ -237,7 +241,8 @@ TEST_P(DamagedProfileTest, ClearError) {
   EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
   std::string message = Message(p.status());
   EXPECT_THAT(message, HasSubstr("bad.json")) << c.label;
-  for (const char* s : c.expected) EXPECT_THAT(message, HasSubstr(s)) << c.label;
+  for (const char* s : c.expected)
+    EXPECT_THAT(message, HasSubstr(s)) << c.label;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -247,17 +252,19 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"empty text", "", {"not valid JSON"}},
         BadCase{"a number", "42", {"not a recognized profile", "number"}},
         BadCase{"empty array", "[]", {"not a recognized profile"}},
-        BadCase{"foreign object", R"({"layers": []})",
+        BadCase{"foreign object",
+                R"({"layers": []})",
                 {"not a recognized profile", "object"}},
         BadCase{"ort: missing dur",
                 R"([{"cat": "Node", "name": "a_kernel_time", "ts": 1,
                      "args": {"op_name": "Relu"}}])",
                 {"event 0", "\"a_kernel_time\"", "field \"dur\" is missing",
                  "microseconds"}},
-        BadCase{"ort: dur is text",
-                R"([{"cat": "Node", "name": "a_kernel_time", "ts": 1, "dur": "5",
+        BadCase{
+            "ort: dur is text",
+            R"([{"cat": "Node", "name": "a_kernel_time", "ts": 1, "dur": "5",
                      "args": {"op_name": "Relu"}}])",
-                {"field \"dur\" is not a number"}},
+            {"field \"dur\" is not a number"}},
         BadCase{"ort: negative dur",
                 R"([{"cat": "Node", "name": "a_kernel_time", "ts": 1, "dur": -5,
                      "args": {"op_name": "Relu"}}])",
@@ -266,31 +273,36 @@ INSTANTIATE_TEST_SUITE_P(
                 R"([{"cat": "Node", "name": "a_kernel_time", "ts": 1, "dur": 5,
                      "args": {"provider": "CPUExecutionProvider"}}])",
                 {"field \"args.op_name\" is missing"}},
-        BadCase{"ort: missing args",
-                R"([{"cat": "Node", "name": "a_kernel_time", "ts": 1, "dur": 5}])",
-                {"field \"args\" is missing"}},
+        BadCase{
+            "ort: missing args",
+            R"([{"cat": "Node", "name": "a_kernel_time", "ts": 1, "dur": 5}])",
+            {"field \"args\" is missing"}},
         BadCase{"ort: name not a string",
                 R"([{"cat": "Node", "name": 7, "ts": 1, "dur": 5}])",
                 {"field \"name\" is not a string"}},
-        BadCase{"ort: event not an object",
-                R"([{"cat": "Session", "name": "model_run", "ts": 0, "dur": 9}, 5])",
-                {"event 1", "not a trace event object"}},
-        BadCase{"ort: only session events",
-                R"([{"cat": "Session", "name": "model_run", "ts": 0, "dur": 9}])",
-                {"no ONNX Runtime node events"}},
+        BadCase{
+            "ort: event not an object",
+            R"([{"cat": "Session", "name": "model_run", "ts": 0, "dur": 9}, 5])",
+            {"event 1", "not a trace event object"}},
+        BadCase{
+            "ort: only session events",
+            R"([{"cat": "Session", "name": "model_run", "ts": 0, "dur": 9}])",
+            {"no ONNX Runtime node events"}},
         BadCase{"ort: model_run without dur",
                 R"([{"cat": "Session", "name": "model_run", "ts": 0}])",
                 {"field \"dur\" is missing"}},
         BadCase{"pytorch: traceEvents not an array",
-                R"({"traceEvents": {"a": 1}})", {"\"traceEvents\"", "array"}},
+                R"({"traceEvents": {"a": 1}})",
+                {"\"traceEvents\"", "array"}},
         BadCase{"pytorch: no operators",
                 R"({"traceEvents": [{"ph": "X", "cat": "python_function",
                      "name": "f", "ts": 0, "dur": 1}]})",
                 {"no PyTorch operator events"}},
-        BadCase{"pytorch: missing ts",
-                R"({"traceEvents": [{"ph": "X", "cat": "cpu_op",
+        BadCase{
+            "pytorch: missing ts",
+            R"({"traceEvents": [{"ph": "X", "cat": "cpu_op",
                      "name": "aten::relu", "dur": 1}]})",
-                {"traceEvents[0]", "\"aten::relu\"", "field \"ts\" is missing"}}),
+            {"traceEvents[0]", "\"aten::relu\"", "field \"ts\" is missing"}}),
     [](const ::testing::TestParamInfo<BadCase>& info) {
       std::string name;
       for (const char* p = info.param.label; *p; ++p) {
@@ -303,7 +315,8 @@ TEST(DamagedProfileFileTest, MissingFileAndDirectory) {
   auto missing = ReadProfile("/nonexistent/profile.json");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
-  EXPECT_THAT(Message(missing.status()), HasSubstr("/nonexistent/profile.json"));
+  EXPECT_THAT(Message(missing.status()),
+              HasSubstr("/nonexistent/profile.json"));
   auto dir = ReadProfile(std::string(RIDGELINE_SOURCE_DIR) + "/tests");
   ASSERT_FALSE(dir.ok());
   EXPECT_THAT(Message(dir.status()), HasSubstr("directory"));

@@ -26,7 +26,8 @@ TEST(AverageRanksTest, TiesShareTheMeanRank) {
 
 TEST(SpearmanTest, MonotoneIsOneAndReversedIsMinusOne) {
   // Any strictly increasing relation has identical ranks: rho = 1.
-  EXPECT_DOUBLE_EQ(*SpearmanCorrelation({1, 2, 3, 4}, {10, 100, 1000, 1e4}), 1.0);
+  EXPECT_DOUBLE_EQ(*SpearmanCorrelation({1, 2, 3, 4}, {10, 100, 1000, 1e4}),
+                   1.0);
   EXPECT_DOUBLE_EQ(*SpearmanCorrelation({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
 }
 
@@ -47,9 +48,10 @@ TEST(SpearmanTest, TiesUsePearsonOnAverageRanks) {
 }
 
 TEST(SpearmanTest, UndefinedCases) {
-  EXPECT_FALSE(SpearmanCorrelation({1}, {2}).has_value());         // n < 2
+  EXPECT_FALSE(SpearmanCorrelation({1}, {2}).has_value());           // n < 2
   EXPECT_FALSE(SpearmanCorrelation({1, 2}, {1, 2, 3}).has_value());  // sizes
-  EXPECT_FALSE(SpearmanCorrelation({1, 2, 3}, {5, 5, 5}).has_value());  // no variance
+  EXPECT_FALSE(
+      SpearmanCorrelation({1, 2, 3}, {5, 5, 5}).has_value());  // no variance
 }
 
 TEST(QuantileTest, LinearInterpolationType7) {

@@ -96,8 +96,9 @@ std::string SmallCnnBytes() {
 
 // A float32 input of [2^31, 2^31] claims 2^62 elements: each dim is below the
 // 2^40 limit and the element count still fits in int64 (2^62 < 2^63), but its
-// size, 2^62 * 4 = 2^64 bytes, does not. The model must be rejected, not
-// analyzed with a wrapped or meaningless number.
+// size, 2^62 * 4 = 2^64 bytes, does not. The model must be rejected (the limit
+// is 2^59 elements, graph::kMaxElements), not analyzed with a wrapped or
+// meaningless number.
 TEST(RobustnessTest, TwoToThe62ElementInputIsAnError) {
   OnnxBuilder b("huge_input", 17);
   b.Input("x", kF32, {k2Pow31, k2Pow31});
@@ -172,18 +173,21 @@ TEST(RobustnessTest, TwoToThe62ElementMatMulOutputIsAnError) {
   EXPECT_THAT(Message(a.status()), StartsWith("huge_matmul.onnx"));
 }
 
-// Two int8 weights of 2^62 elements each (2^62 bytes each: each fits in int64)
-// sum to 2^63 parameters, one more than int64 holds. The parameter count must
-// not wrap negative: an error, or the right (positive) total.
+// Sixteen int8 weights of 2^59 elements each (the most one tensor may hold)
+// sum to 16 * 2^59 = 2^63 parameters, one more than int64 holds. The
+// parameter count must not wrap negative: an error, or a positive
+// (saturated) total.
 TEST(RobustnessTest, ParameterCountDoesNotWrap) {
   OnnxBuilder b("many_params", 17);
   b.Input("x", kI8, {1});
-  b.ExternalInitializer("w1", kI8, {k2Pow31, k2Pow31}, "absent.data", 1);
-  b.ExternalInitializer("w2", kI8, {k2Pow31, k2Pow31}, "absent.data", 1);
-  // Consume both weights so neither is dropped as unused.
-  std::string s1 = b.Node("Shape", {"w1"});
-  std::string s2 = b.Node("Shape", {"w2"});
-  b.Output(b.Node("Concat", {s1, s2}, {IntAttr("axis", 0)}));
+  std::vector<std::string> shapes;
+  for (int i = 0; i < 16; ++i) {
+    const std::string w = "w" + std::to_string(i);
+    b.ExternalInitializer(w, kI8, {int64_t{1} << 30, int64_t{1} << 29},
+                          "absent.data", 1);
+    shapes.push_back(b.Node("Shape", {w}));  // consumed, so never dropped
+  }
+  b.Output(b.Node("Concat", shapes, {IntAttr("axis", 0)}));
   b.Output(b.Node("Identity", {"x"}));
   absl::StatusOr<graph::Graph> g = Import(b.Serialize(), "many_params.onnx");
   if (!g.ok()) {
@@ -193,9 +197,40 @@ TEST(RobustnessTest, ParameterCountDoesNotWrap) {
   absl::StatusOr<engine::Analysis> a =
       engine::Analyze(*g, TestHardware(), engine::AnalyzeOptions{});
   if (!a.ok()) return;  // an error is an acceptable answer
-  // 2 * 2^31 * 2^31 = 2^63 parameters: more than int64 holds, so a positive
-  // value here can only be a saturated count.
   EXPECT_GT(a->summary.params, 0) << "parameter count wrapped";
+}
+
+// Counts derived from valid tensors can still exceed int64: MatMul
+// [2^29, 2^21] x [2^21, 2^30] (output 2^59 elements, the most allowed) is
+// 2^29 * 2^30 * 2^21 = 2^80 MACs. Counted in double that is exact; multiplied
+// in int64 it wraps (undefined behaviour, which the sanitizer build turns
+// into a failure).
+TEST(RobustnessTest, MatMulMacsAboveInt64AreNotWrapped) {
+  OnnxBuilder b("huge_macs", 17);
+  b.Input("a", kF32, {int64_t{1} << 29, int64_t{1} << 21});
+  b.Input("b", kF32, {int64_t{1} << 21, int64_t{1} << 30});
+  b.Output(b.Node("MatMul", {"a", "b"}));
+  absl::StatusOr<engine::Analysis> a =
+      ImportAndAnalyze(b.Serialize(), "huge_macs.onnx");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_DOUBLE_EQ(a->summary.macs, 0x1p80);
+}
+
+// Conv of a [1, 2^20, 2^10, 2^10] float32 input by a [2^20, 2^20, 3, 3]
+// weight with pads 1 keeps the 2^10 x 2^10 output: MACs = N * Cout * Hout *
+// Wout * Cin * kh * kw = 1 * 2^20 * 2^10 * 2^10 * 2^20 * 9 = 9 * 2^60, above
+// int64's 2^63 - 1.
+TEST(RobustnessTest, ConvMacsAboveInt64AreNotWrapped) {
+  OnnxBuilder b("huge_conv", 17);
+  const int64_t c = int64_t{1} << 20, hw = int64_t{1} << 10;
+  b.Input("x", kF32, {1, c, hw, hw});
+  b.ExternalInitializer("w", kF32, {c, c, 3, 3}, "absent.data", 4);
+  b.Output(b.Node("Conv", {"x", "w"}, {IntsAttr("kernel_shape", {3, 3}),
+                                       IntsAttr("pads", {1, 1, 1, 1})}));
+  absl::StatusOr<engine::Analysis> a =
+      ImportAndAnalyze(b.Serialize(), "huge_conv.onnx");
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_DOUBLE_EQ(a->summary.macs, 9 * 0x1p60);
 }
 
 // ---------------------------------------------------------------------------

@@ -43,7 +43,7 @@ case "${1:-}" in
   build) install_deps; build ;;
   demo)
     install_deps; build
-    "$BUILD/tools/analyze" "$ROOT/tests/fixtures/tiny_cnn.onnx"
+    "$BUILD/tools/analyze" "$ROOT/tests/fixtures/tiny_cnn.onnx" --hw h100
     ;;
   test)
     install_deps; build

@@ -161,17 +161,15 @@ std::string AssumptionsBlock(const Analysis& a) {
 std::string KeyAssumptions(const Analysis& a) {
   const Assumptions& as = a.assumptions;
   return fmt::format(
-      "<p class=\"keyassume\"><b>Assumed:</b> {} peak {} x {} compute "
-      "efficiency; {} x {} memory efficiency; {} per-layer tax; {} dispatch "
-      "tax; 1 MAC = {} FLOPs. <a href=\"#assumptions\">All assumptions</a>"
+      "<p class=\"keyassume\"><b>Assumed:</b> {} peak {} x {:g} compute "
+      "efficiency; {} x {:g} memory efficiency; {} per-layer tax; {} dispatch "
+      "tax; 1 MAC = {:g} FLOPs. <a href=\"#assumptions\">All assumptions</a>"
       "</p>\n",
       Esc(as.peak_precision), Esc(FormatSi(as.peak_flops_per_s, "FLOP/s")),
-      Esc(FormatNumber(as.compute_efficiency)),
+      as.compute_efficiency,
       Esc(FormatSi(as.memory_bandwidth_bytes_per_s, "B/s")),
-      Esc(FormatNumber(as.memory_efficiency)),
-      Esc(FormatSeconds(as.per_layer_tax_s)),
-      Esc(FormatSeconds(as.dispatch_tax_s)),
-      Esc(FormatNumber(as.flops_per_mac)));
+      as.memory_efficiency, Esc(FormatSeconds(as.per_layer_tax_s)),
+      Esc(FormatSeconds(as.dispatch_tax_s)), as.flops_per_mac);
 }
 
 // Check boxes that show or hide each device's points (several devices).

@@ -397,10 +397,11 @@ void DrawPoints(const std::vector<const Analysis*>& analyses, const Frame& f,
                            !f.InX(l.intensity) || !f.InY(attained);
       const std::string shapes = LayerShapes(l);
       const std::string bound(BoundName(l.bound));
-      // Several devices: the ring says which device; otherwise a thin white
-      // ring separates overlapping points (a hollow ring for clamped ones).
+      // Other devices' points: a ring in the device's colour; the first
+      // device's: a thin white ring separating overlapping points (a hollow
+      // ring for clamped ones).
       std::string_view stroke = "#ffffff";
-      if (many) {
+      if (many && i > 0) {
         stroke = DeviceColor(i);
       } else if (clamped) {
         stroke = BoundColor(l.bound);
@@ -413,7 +414,7 @@ void DrawPoints(const std::vector<const Analysis*>& analyses, const Frame& f,
                                : std::string(BoundColor(l.bound))) +
           Attr("fill-opacity", clamped ? "0.9" : "0.72") +
           Attr("stroke", stroke) +
-          Attr("stroke-width", many || clamped ? "1.2" : "0.8") +
+          Attr("stroke-width", (many && i > 0) || clamped ? "1.2" : "0.8") +
           Attr("data-name", l.name) + Attr("data-op", l.op_type) +
           Attr("data-shapes", shapes) + Num("data-node", l.node) +
           Attr("data-device", an.hardware.key) + Num("data-flops", l.flops) +

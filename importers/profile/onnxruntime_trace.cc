@@ -62,9 +62,9 @@ absl::StatusOr<graph::MeasuredProfile> ParseOnnxRuntimeTrace(
     const nlohmann::json& event = root[i];
     EventRef ref{origin, "", i, &event};
     if (!event.is_object()) {
-      return absl::InvalidArgumentError(fmt::format(
-          "{}: is a JSON {}, not a trace event object",
-          profile_internal::Describe(ref), event.type_name()));
+      return absl::InvalidArgumentError(
+          fmt::format("{}: is a JSON {}, not a trace event object",
+                      profile_internal::Describe(ref), event.type_name()));
     }
     std::optional<std::string> cat =
         profile_internal::OptionalString(event, "cat");
@@ -125,9 +125,10 @@ absl::StatusOr<graph::MeasuredProfile> ParseOnnxRuntimeTrace(
   profile_internal::RunAccumulator acc;
   int64_t runs_in_trace = 0;
   if (!runs.empty()) {
-    std::sort(runs.begin(), runs.end(), [](const Interval& a, const Interval& b) {
-      return a.begin_us < b.begin_us;
-    });
+    std::sort(runs.begin(), runs.end(),
+              [](const Interval& a, const Interval& b) {
+                return a.begin_us < b.begin_us;
+              });
     int64_t outside = 0;
     for (const KernelEvent& k : kernels) {
       std::optional<int64_t> run =

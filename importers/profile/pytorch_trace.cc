@@ -25,7 +25,13 @@ constexpr std::string_view kTsWhat = "a start time in microseconds";
 
 // Event kinds, in the order that breaks ties between events that start at the
 // same time with the same duration (the enclosing kind first).
-enum class Kind { kStep = 0, kAnnotation = 1, kOperator = 2, kLaunch = 3, kKernel = 4 };
+enum class Kind {
+  kStep = 0,
+  kAnnotation = 1,
+  kOperator = 2,
+  kLaunch = 3,
+  kKernel = 4
+};
 
 struct Event {
   Kind kind;
@@ -120,9 +126,9 @@ absl::StatusOr<graph::MeasuredProfile> ParsePyTorchTrace(
   if (root.is_object()) {
     auto it = root.find(std::string(kTraceEventsKey));
     if (it == root.end()) {
-      return absl::InvalidArgumentError(fmt::format(
-          "{}: a PyTorch trace object needs a \"{}\" array", origin,
-          kTraceEventsKey));
+      return absl::InvalidArgumentError(
+          fmt::format("{}: a PyTorch trace object needs a \"{}\" array", origin,
+                      kTraceEventsKey));
     }
     if (!it->is_array()) {
       return absl::InvalidArgumentError(fmt::format(
@@ -145,14 +151,15 @@ absl::StatusOr<graph::MeasuredProfile> ParsePyTorchTrace(
     const nlohmann::json& raw = (*array)[i];
     EventRef ref{origin, array_name, i, &raw};
     if (!raw.is_object()) {
-      return absl::InvalidArgumentError(fmt::format(
-          "{}: is a JSON {}, not a trace event object",
-          profile_internal::Describe(ref), raw.type_name()));
+      return absl::InvalidArgumentError(
+          fmt::format("{}: is a JSON {}, not a trace event object",
+                      profile_internal::Describe(ref), raw.type_name()));
     }
     // Only complete events ("ph": "X") carry durations; metadata ("M"),
     // flow ("s"/"f") and instant ("i") events are skipped.
     if (profile_internal::OptionalString(raw, "ph") != "X") continue;
-    std::optional<std::string> cat = profile_internal::OptionalString(raw, "cat");
+    std::optional<std::string> cat =
+        profile_internal::OptionalString(raw, "cat");
     absl::StatusOr<std::string> name = profile_internal::RequireString(
         ref, raw, "name", "the operator or kernel name");
     if (!name.ok()) return name.status();
@@ -199,7 +206,8 @@ absl::StatusOr<graph::MeasuredProfile> ParsePyTorchTrace(
   // nest properly), find the outermost operators and their labels.
   absl::flat_hash_map<std::string, std::vector<size_t>> by_thread;
   for (size_t i = 0; i < events.size(); ++i) {
-    if (events[i].kind != Kind::kKernel) by_thread[events[i].thread].push_back(i);
+    if (events[i].kind != Kind::kKernel)
+      by_thread[events[i].thread].push_back(i);
   }
   std::vector<Instance> instances;
   absl::flat_hash_map<int64_t, size_t> instance_of_correlation;
@@ -322,7 +330,8 @@ absl::StatusOr<graph::MeasuredProfile> ParsePyTorchTrace(
         origin, steps.empty() ? "" : " inside ProfilerStep#N steps"));
   }
 
-  int64_t runs_in_trace = steps.empty() ? 1 : static_cast<int64_t>(steps.size());
+  int64_t runs_in_trace =
+      steps.empty() ? 1 : static_cast<int64_t>(steps.size());
   absl::Status finished = acc.Finish(runs_in_trace, options, origin, &profile);
   if (!finished.ok()) return finished;
   if (!steps.empty()) {

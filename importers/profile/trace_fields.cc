@@ -16,10 +16,11 @@ const nlohmann::json* Find(const nlohmann::json& object, std::string_view key) {
 absl::Status FieldError(const EventRef& ref, std::string_view key,
                         std::string_view parent, std::string_view problem,
                         std::string_view what) {
-  std::string field = parent.empty() ? std::string(key)
-                                     : fmt::format("{}.{}", parent, key);
-  return absl::InvalidArgumentError(fmt::format(
-      "{}: field \"{}\" {} (expected {})", Describe(ref), field, problem, what));
+  std::string field =
+      parent.empty() ? std::string(key) : fmt::format("{}.{}", parent, key);
+  return absl::InvalidArgumentError(
+      fmt::format("{}: field \"{}\" {} (expected {})", Describe(ref), field,
+                  problem, what));
 }
 
 }  // namespace
@@ -48,10 +49,11 @@ absl::StatusOr<std::string> RequireString(const EventRef& ref,
                                           const nlohmann::json& object,
                                           std::string_view key,
                                           std::string_view what,
-    std::string_view parent) {
+                                          std::string_view parent) {
   const nlohmann::json* value = Find(object, key);
   if (value == nullptr) return FieldError(ref, key, parent, "is missing", what);
-  if (!value->is_string()) return FieldError(ref, key, parent, "is not a string", what);
+  if (!value->is_string())
+    return FieldError(ref, key, parent, "is not a string", what);
   return value->get<std::string>();
 }
 
@@ -59,10 +61,11 @@ absl::StatusOr<double> RequireNumber(const EventRef& ref,
                                      const nlohmann::json& object,
                                      std::string_view key,
                                      std::string_view what,
-    std::string_view parent) {
+                                     std::string_view parent) {
   const nlohmann::json* value = Find(object, key);
   if (value == nullptr) return FieldError(ref, key, parent, "is missing", what);
-  if (!value->is_number()) return FieldError(ref, key, parent, "is not a number", what);
+  if (!value->is_number())
+    return FieldError(ref, key, parent, "is not a number", what);
   double number = value->get<double>();
   if (!std::isfinite(number)) {
     return FieldError(ref, key, parent, "is not finite", what);
@@ -74,20 +77,19 @@ absl::StatusOr<double> RequireNonNegative(const EventRef& ref,
                                           const nlohmann::json& object,
                                           std::string_view key,
                                           std::string_view what,
-    std::string_view parent) {
+                                          std::string_view parent) {
   absl::StatusOr<double> number = RequireNumber(ref, object, key, what, parent);
   if (!number.ok()) return number.status();
   if (*number < 0) {
-    return FieldError(ref, key, parent, fmt::format("is negative ({})", *number), what);
+    return FieldError(ref, key, parent,
+                      fmt::format("is negative ({})", *number), what);
   }
   return number;
 }
 
-absl::StatusOr<const nlohmann::json*> RequireObject(const EventRef& ref,
-                                                    const nlohmann::json& object,
-                                                    std::string_view key,
-                                                    std::string_view what,
-    std::string_view parent) {
+absl::StatusOr<const nlohmann::json*> RequireObject(
+    const EventRef& ref, const nlohmann::json& object, std::string_view key,
+    std::string_view what, std::string_view parent) {
   const nlohmann::json* value = Find(object, key);
   if (value == nullptr) return FieldError(ref, key, parent, "is missing", what);
   if (!value->is_object()) {

@@ -49,11 +49,9 @@ absl::StatusOr<double> RequireNumber(const EventRef& ref,
                                      std::string_view key,
                                      std::string_view what,
                                      std::string_view parent = "");
-absl::StatusOr<const nlohmann::json*> RequireObject(const EventRef& ref,
-                                                    const nlohmann::json& object,
-                                                    std::string_view key,
-                                                    std::string_view what,
-                                                    std::string_view parent = "");
+absl::StatusOr<const nlohmann::json*> RequireObject(
+    const EventRef& ref, const nlohmann::json& object, std::string_view key,
+    std::string_view what, std::string_view parent = "");
 
 // Microseconds (the Chrome trace unit of "ts" and "dur") to seconds.
 inline constexpr double kSecondsPerMicrosecond = 1e-6;

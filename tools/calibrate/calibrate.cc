@@ -33,9 +33,10 @@ std::string ReadFile(const char* path) {
 }
 
 std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' ||
-                        s.back() == '\r')) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' ||
+                        s.back() == '\n' || s.back() == '\r')) {
     s.remove_suffix(1);
   }
   return s;
@@ -176,7 +177,8 @@ volatile double g_dsink = 0;
 }  // namespace
 
 std::string CpuModelFromCpuinfo(std::string_view cpuinfo) {
-  for (std::string_view key : {"model name", "Model", "cpu model", "Hardware"}) {
+  for (std::string_view key :
+       {"model name", "Model", "cpu model", "Hardware"}) {
     std::optional<std::string_view> v = ProcValue(cpuinfo, key);
     if (v && !v->empty()) return std::string(*v);
   }
@@ -211,7 +213,8 @@ HostInfo ReadHostInfo() {
     long pages = sysconf(_SC_PHYS_PAGES);
     long page_size = sysconf(_SC_PAGESIZE);
     if (pages > 0 && page_size > 0) {
-      info.memory_bytes = static_cast<double>(pages) * static_cast<double>(page_size);
+      info.memory_bytes =
+          static_cast<double>(pages) * static_cast<double>(page_size);
     }
   }
   info.hardware_threads =
@@ -273,7 +276,9 @@ BandwidthResult MeasureTriadBandwidth(int threads, size_t array_bytes,
 
 FlopsResult MeasureFmaFlops(int threads, double seconds) {
   constexpr int kMinRepetitions = 3;
-  constexpr double kTargetRepetitionS = 0.1;
+  // Short repetitions, so that on a busy host some of them run without being
+  // preempted (the best one is kept).
+  constexpr double kTargetRepetitionS = 0.02;
   threads = std::max(1, threads);
   FmaKernel kernel = BestFmaKernel();
   const float x = 0.999999f, y = 1e-6f;
@@ -352,8 +357,8 @@ engine::Hardware MakeHostHardware(const HostInfo& info, const Measurements& m,
       "not measured (0); dispatch tax not measured (0: a runtime's "
       "per-inference overhead is the runtime's, set --dispatch-tax-us); load "
       "average at start: {}",
-      date, flops.repetitions, flops.isa, flops.threads, flops.flops_per_s / 1e9,
-      m.flops_1.flops_per_s / 1e9, m.flops_all.threads,
+      date, flops.repetitions, flops.isa, flops.threads,
+      flops.flops_per_s / 1e9, m.flops_1.flops_per_s / 1e9, m.flops_all.threads,
       m.flops_all.flops_per_s / 1e9, bw.passes, options.array_bytes >> 20,
       bw.threads, bw.bytes_per_s / 1e9, m.bandwidth_1.bytes_per_s / 1e9,
       m.bandwidth_all.threads, m.bandwidth_all.bytes_per_s / 1e9,
@@ -376,7 +381,8 @@ std::string FormatMeasurements(const HostInfo& info, const Measurements& m) {
     out += fmt::format(
         "triad bandwidth, {} thread(s): {:9.2f} GB/s  (best of {}, median "
         "{:.2f} GB/s; 1 GB = 1e9 bytes, STREAM byte counting)\n",
-        b->threads, b->bytes_per_s / 1e9, b->passes, b->median_bytes_per_s / 1e9);
+        b->threads, b->bytes_per_s / 1e9, b->passes,
+        b->median_bytes_per_s / 1e9);
   }
   if (!m.load_average.empty()) {
     out += fmt::format("load average at start: {}\n", m.load_average);

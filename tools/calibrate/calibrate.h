@@ -66,7 +66,7 @@ struct Measurements {
 };
 
 struct HostInfo {
-  std::string cpu_model;  // /proc/cpuinfo "model name" ("" if unknown)
+  std::string cpu_model;    // /proc/cpuinfo "model name" ("" if unknown)
   double memory_bytes = 0;  // /proc/meminfo MemTotal
   int hardware_threads = 0;
 };
