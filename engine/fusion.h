@@ -132,6 +132,10 @@ struct GroupResult {
   double saved_s = 0;       // latency_unfused_s - latency_s
   Bound bound_unfused = Bound::kNone;  // of the members' summed times
   Bound bound = Bound::kNone;
+  // The roofline side alone (compute or memory: the larger of the two
+  // terms, per-layer tax ignored), summed over the members / fused.
+  Bound roof_bound_unfused = Bound::kNone;
+  Bound roof_bound = Bound::kNone;
 };
 
 // A layer whose kernel changes bound because of fusion.
@@ -154,9 +158,12 @@ struct FusionResult {
   double bytes = 0;
   int64_t kernels_unfused = 0;  // non-view layers
   int64_t kernels = 0;          // after fusion
-  // Groups whose summed member times were memory-bound (or overhead-bound)
-  // and whose fused kernel is compute-bound, and, for each, the member
-  // layers that were memory-bound on their own.
+  // Groups whose roofline side flips from memory-bound (summed member
+  // times) to compute-bound (fused kernel), and, for each, the member
+  // layers whose own roofline side was memory-bound. The per-layer tax is
+  // left out of this comparison: it often exceeds both terms of small
+  // kernels (bound "overhead") and would hide where the kernel sits on the
+  // roofline.
   std::vector<BoundFlip> group_flips;
   std::vector<BoundFlip> layer_flips;
   double flops_per_mac = 2;  // the FLOP convention of `flops`

@@ -90,6 +90,7 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
     }
     g.bound_unfused =
         fusion::BoundOf(t_compute_unfused, t_memory_unfused, t_overhead_unfused);
+    g.roof_bound_unfused = fusion::BoundOf(t_compute_unfused, t_memory_unfused, 0);
 
     const GroupBoundary boundary = ComputeGroupBoundary(graph, group.members);
     for (int t : boundary.inputs) {
@@ -110,21 +111,26 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
     g.t_overhead_s = time.t_overhead_s;
     g.latency_s = time.latency_s;
     g.bound = time.bound;
+    g.roof_bound = fusion::BoundOf(time.t_compute_s, time.t_memory_s, 0);
     g.saved_s = g.latency_unfused_s - g.latency_s;
 
     result.bytes += g.bytes - g.bytes_unfused;
     result.kernels -= member_kernels - 1;
     result.saved_s += g.saved_s;
-    if (g.bound == Bound::kCompute && g.bound_unfused != Bound::kCompute) {
-      result.group_flips.push_back(
-          {.group = g.name, .layer = "", .from = g.bound_unfused, .to = g.bound});
+    if (g.roof_bound_unfused == Bound::kMemory &&
+        g.roof_bound == Bound::kCompute) {
+      result.group_flips.push_back({.group = g.name,
+                                    .layer = "",
+                                    .from = Bound::kMemory,
+                                    .to = Bound::kCompute});
       for (int m : group.members) {
         const LayerResult& layer = unfused.layers[layer_of[m]];
-        if (layer.bound == Bound::kMemory) {
+        if (fusion::BoundOf(layer.t_compute_s, layer.t_memory_s, 0) ==
+            Bound::kMemory) {
           result.layer_flips.push_back({.group = g.name,
                                         .layer = NodeLabel(graph, m),
-                                        .from = layer.bound,
-                                        .to = g.bound});
+                                        .from = Bound::kMemory,
+                                        .to = Bound::kCompute});
         }
       }
     }

@@ -42,20 +42,22 @@ std::string RenderFusionText(const FusionResult& result,
                       : order.size();
   if (!order.empty()) {
     out += fmt::format(
-        "{:<{}} {:<11} {:<{}} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n",
+        "{:<{}} {:<11} {:<{}} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}  "
+        "{:<18} {}\n",
         "group", kGroupWidth, "kind", "members", kMembersWidth, "FLOPs",
-        "bytes", "fused", "latency", "fused", "saved", "bound");
+        "bytes", "fused", "latency", "fused", "saved", "bound", "roofline");
     for (size_t i = 0; i < shown; ++i) {
       const GroupResult& g = result.groups[order[i]];
       out += fmt::format(
           "{:<{}} {:<11} {:<{}} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}  "
-          "{}\n",
+          "{:<18} {}\n",
           Elide(g.name, kGroupWidth), kGroupWidth, FusionKindName(g.kind),
           Elide(MemberOps(g), kMembersWidth), kMembersWidth,
           FormatFlops(g.flops), FormatBytes(g.bytes_unfused),
           FormatBytes(g.bytes), FormatTime(g.latency_unfused_s),
           FormatTime(g.latency_s), FormatTime(g.saved_s),
-          BoundChange(g.bound_unfused, g.bound));
+          BoundChange(g.bound_unfused, g.bound),
+          BoundChange(g.roof_bound_unfused, g.roof_bound));
     }
     if (shown < order.size()) {
       double flops = 0, bytes_unfused = 0, bytes = 0, before = 0, after = 0,
@@ -88,10 +90,14 @@ std::string RenderFusionText(const FusionResult& result,
                      FormatBytes(result.bytes_unfused),
                      FormatBytes(result.bytes));
   if (result.group_flips.empty()) {
-    out += "bound flips: none (no group turns compute-bound)\n";
+    out +=
+        "bound flips memory -> compute: none (roofline terms, per-layer tax "
+        "left out)\n";
   } else {
-    out += fmt::format("bound flips to compute-bound: {} groups, {} layers\n",
-                       result.group_flips.size(), result.layer_flips.size());
+    out += fmt::format(
+        "bound flips memory -> compute (roofline terms, per-layer tax left "
+        "out): {} groups, {} layers\n",
+        result.group_flips.size(), result.layer_flips.size());
     const size_t max_listed = options.top > 0 ? options.top : SIZE_MAX;
     for (size_t i = 0; i < result.group_flips.size() && i < max_listed; ++i) {
       const BoundFlip& f = result.group_flips[i];
@@ -129,6 +135,8 @@ nlohmann::json FusionGroupsJson(const FusionResult& result) {
         {"saved_s", g.saved_s},
         {"bound", std::string(BoundName(g.bound))},
         {"bound_unfused", std::string(BoundName(g.bound_unfused))},
+        {"roof_bound", std::string(BoundName(g.roof_bound))},
+        {"roof_bound_unfused", std::string(BoundName(g.roof_bound_unfused))},
     });
   }
   return groups;

@@ -26,7 +26,8 @@ std::string RenderFusionText(const FusionResult& result,
 
 // [{"name","kind","members":[...],"ops":[...],"flops","bytes",
 //   "bytes_read","bytes_written","bytes_unfused","latency_s",
-//   "latency_unfused_s","saved_s","bound","bound_unfused"}]
+//   "latency_unfused_s","saved_s","bound","bound_unfused","roof_bound",
+//   "roof_bound_unfused"}]  (roof_*: compute or memory, tax left out)
 // Units: FLOPs (convention in "fusion"."flops_per_mac"), bytes, seconds.
 nlohmann::json FusionGroupsJson(const FusionResult& result);
 

@@ -427,6 +427,9 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(const graph::Graph& graph,
     result.weight_traffic_before += b.cost.weight_bytes;
     result.weight_traffic += a.cost.weight_bytes;
     if (b.cost.view || b.skipped) continue;
+    result.roof_before_s += std::max(b.t_compute_s, b.t_memory_s);
+    result.roof_s += std::max(a.t_compute_s, a.t_memory_s);
+    result.taxes_s += b.t_overhead_s;
     const graph::Node& node = graph.node(b.node);
     absl::flat_hash_set<int> seen;
     for (const std::vector<int>* list : {&node.inputs, &node.outputs}) {
@@ -454,6 +457,7 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(const graph::Graph& graph,
     layer.bound = a.bound;
     result.layers.push_back(std::move(layer));
   }
+  result.taxes_s += result.before.assumptions.dispatch_tax_s;
   result.latency_before_s = result.before.summary.latency_s;
   result.latency_s = result.after.summary.latency_s;
   result.speedup =

@@ -151,6 +151,12 @@ struct QuantizeResult {
   double latency_before_s = 0;  // summary latencies (dispatch tax included)
   double latency_s = 0;
   double speedup = 1;
+  // The latency split: roofline time (sum over layers of max(T_compute,
+  // T_memory)) before and after, and the taxes (per-layer taxes + dispatch
+  // tax), which quantization does not change. latency = roof + taxes.
+  double roof_before_s = 0;
+  double roof_s = 0;
+  double taxes_s = 0;
   // Stored size of all weights (initializers and Constant outputs).
   double model_bytes_before = 0;
   double model_bytes = 0;

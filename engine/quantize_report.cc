@@ -85,6 +85,12 @@ std::string RenderQuantizeText(const QuantizeResult& result,
       "tax included in both)\n",
       FormatTime(result.latency_before_s), FormatTime(result.latency_s),
       FormatSpeedup(result.speedup));
+  out += fmt::format(
+      "  roofline time  as stored {}  quantized {}  ({:.2f}x); taxes {} "
+      "(per-layer + dispatch, unchanged)\n",
+      FormatTime(result.roof_before_s), FormatTime(result.roof_s),
+      result.roof_s > 0 ? result.roof_before_s / result.roof_s : 0.0,
+      FormatTime(result.taxes_s));
   out += fmt::format("model size      as stored {}  quantized {}  ({})\n",
                      FormatBytes(result.model_bytes_before),
                      FormatBytes(result.model_bytes),
@@ -139,6 +145,9 @@ nlohmann::json QuantizeJson(const QuantizeResult& result) {
        {{"latency_before_s", result.latency_before_s},
         {"latency_s", result.latency_s},
         {"speedup", result.speedup},
+        {"roof_before_s", result.roof_before_s},
+        {"roof_s", result.roof_s},
+        {"taxes_s", result.taxes_s},
         {"model_bytes_before", result.model_bytes_before},
         {"model_bytes", result.model_bytes},
         {"weight_traffic_before", result.weight_traffic_before},

@@ -5,7 +5,9 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "engine/fusion.h"
 #include "engine/precision.h"
+#include "engine/sweep.h"
 #include "fmt/format.h"
 #include "graph/fmt_absl.h"
 
@@ -139,9 +141,59 @@ absl::Status ApplyTop(Options& o, std::string_view v) {
 }
 
 absl::Status ApplyFormat(Options& o, std::string_view v) {
+  o.picture = Options::Picture::kNone;
+  if (v == "html" || v == "svg") {
+    o.picture = v == "html" ? Options::Picture::kHtml : Options::Picture::kSvg;
+    o.format = engine::report::Format::kTable;
+    return absl::OkStatus();
+  }
   absl::StatusOr<engine::report::Format> f = engine::report::ParseFormat(v);
-  if (!f.ok()) return Bad("--format", v, engine::report::kFormatNames);
+  if (!f.ok()) return Bad("--format", v, kAllFormats);
   o.format = *f;
+  return absl::OkStatus();
+}
+
+// --format values: the report writers' plus the pictures.
+constexpr std::string_view kAllFormats = "table|json|csv|md|html|svg";
+
+// Sets `*out` to `v` when it is one of `allowed` ("a|b|c").
+absl::Status ApplyChoice(std::string_view flag, std::string_view allowed,
+                         std::string_view v, std::string* out) {
+  size_t start = 0;
+  while (start <= allowed.size()) {
+    size_t bar = allowed.find('|', start);
+    if (bar == std::string_view::npos) bar = allowed.size();
+    if (allowed.substr(start, bar - start) == v) {
+      *out = std::string(v);
+      return absl::OkStatus();
+    }
+    start = bar + 1;
+  }
+  return Bad(flag, v, allowed);
+}
+
+absl::Status ApplyFuse(Options& o, std::string_view v) {
+  absl::StatusOr<engine::FusionKinds> kinds = engine::ParseFusionKinds(v);
+  if (!kinds.ok()) {
+    return Bad("--fuse", v, "none|epilogue|elementwise|attention|all, or a,b");
+  }
+  o.fuse = std::string(v);
+  return absl::OkStatus();
+}
+
+absl::Status ApplySweep(Options& o, std::string_view v) {
+  absl::StatusOr<engine::SweepSpec> spec = engine::ParseSweepSpec(v);
+  if (!spec.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("--sweep: invalid value '{}': {}", v,
+                    MessageOf(spec.status())));
+  }
+  o.sweep = std::string(v);
+  return absl::OkStatus();
+}
+
+absl::Status SetSwitch(bool* b) {
+  *b = true;
   return absl::OkStatus();
 }
 
@@ -197,11 +249,81 @@ constexpr Flag kFlags[] = {
        o.report.all_layers = true;
        return absl::OkStatus();
      }},
-    {"--format", "table|json|csv|md", "output format (default table)",
+    {"--format", "table|json|csv|md|html|svg",
+     "output format (default table); html: self-contained report, svg: the "
+     "roofline plot only (use with -o)",
      ApplyFormat},
     {"-o", "FILE", "write the report to FILE instead of standard output",
      [](Options& o, std::string_view v) {
        o.output_path = std::string(v);
+       return absl::OkStatus();
+     }},
+    {"--list-zoo", "", "print the built-in model zoo and exit",
+     [](Options& o, std::string_view) { return SetSwitch(&o.list_zoo); }},
+    {"--zoo", "NAME",
+     "analyze a built-in model (see --list-zoo) instead of MODEL.onnx; its "
+     "default dims apply unless --batch/--dim rebind them",
+     [](Options& o, std::string_view v) {
+       o.zoo = std::string(v);
+       return absl::OkStatus();
+     }},
+    {"--whole-model", "",
+     "also print the whole-model (lumped) estimate next to the layer-level "
+     "one (json: \"whole_model\")",
+     [](Options& o, std::string_view) { return SetSwitch(&o.whole_model); }},
+    {"--mlsysim", "",
+     "mlsysim's assumptions: 1 FLOP per MAC, efficiency 0.5, memory "
+     "efficiency 1, 10 us per layer, its whole-model formula (implies "
+     "--whole-model; flags after it override)",
+     [](Options& o, std::string_view) {
+       o.analyze.flops_per_mac = 1;
+       o.analyze.compute_efficiency = 0.5;
+       o.analyze.memory_efficiency = 1.0;
+       o.analyze.per_layer_tax_s = 10e-6;
+       return SetSwitch(&o.mlsysim);
+     }},
+    {"--sweep", "batch=LIST|hw=A,B",
+     "one row per batch (1,2,4,...,256 or 1:64) or per device: latency, "
+     "throughput, bound, MFU, where the bound flips",
+     ApplySweep},
+    {"--fuse", "KINDS",
+     "fusion what-if: none|epilogue|elementwise|attention|all (comma "
+     "combinations); json adds \"groups\", \"layers\" stay unfused",
+     ApplyFuse},
+    {"--weights", "P", "quantization what-if: weights at int8|int4|fp8|fp16",
+     [](Options& o, std::string_view v) {
+       return ApplyChoice("--weights", "int8|int4|fp8|fp16", v, &o.weights);
+     }},
+    {"--activations", "P", "quantization what-if: activations at int8|fp8|fp16",
+     [](Options& o, std::string_view v) {
+       return ApplyChoice("--activations", "int8|fp8|fp16", v,
+                          &o.activations);
+     }},
+    {"--kv-cache", "P",
+     "quantization what-if: KV cache at int8|fp8|fp16 (default: follows "
+     "--activations)",
+     [](Options& o, std::string_view v) {
+       return ApplyChoice("--kv-cache", "int8|fp8|fp16", v, &o.kv_cache);
+     }},
+    {"--what-if", "",
+     "one table: as stored, each fusion level, each quantization, the best "
+     "combination",
+     [](Options& o, std::string_view) { return SetSwitch(&o.what_if); }},
+    {"--measured", "PROFILE.json",
+     "compare with an ONNX Runtime or PyTorch profile: per-layer predicted, "
+     "measured, ratio, % of roof (json: measured_s, ratio per layer)",
+     [](Options& o, std::string_view v) {
+       o.measured_path = std::string(v);
+       return absl::OkStatus();
+     }},
+    {"--fit", "",
+     "with --measured and --fit-out: fit per-op-type efficiencies to the "
+     "profile",
+     [](Options& o, std::string_view) { return SetSwitch(&o.fit); }},
+    {"--fit-out", "FILE.json",
+     "where --fit writes the fitted device (the --hw-file format)",
+     [](Options& o, std::string_view v) {
+       o.fit_out = std::string(v);
        return absl::OkStatus();
      }},
     {"--help", "", "print this help and exit",
@@ -225,7 +347,9 @@ const Flag* FindFlag(std::string_view name) {
 std::string UsageText() {
   std::string text =
       "usage: analyze MODEL.onnx (--hw NAME | --hw-file FILE.json) [flags]\n"
-      "       analyze --list-hw [--hw-file FILE.json] [--format F]\n\n"
+      "       analyze --zoo NAME (--hw NAME | --hw-file FILE.json) [flags]\n"
+      "       analyze --list-hw [--hw-file FILE.json] [--format F]\n"
+      "       analyze --list-zoo\n\n"
       "Predicts the latency of every layer of an ONNX model on a device with "
       "a\nroofline (compute vs memory bound, plus per-layer and dispatch "
       "taxes).\n\nflags:\n";
@@ -295,17 +419,54 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
     }
     return o;
   }
-  if (o.model_path.empty()) {
-    return absl::InvalidArgumentError("no model given (MODEL.onnx)");
+  if (o.list_zoo) {
+    if (!o.model_path.empty() || !o.zoo.empty()) {
+      return absl::InvalidArgumentError(
+          "--list-zoo takes no model; run it on its own");
+    }
+    return o;
+  }
+  if (!o.zoo.empty() && !o.model_path.empty()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "give either MODEL.onnx or --zoo NAME, not both (got '{}' and --zoo "
+        "{})",
+        o.model_path, o.zoo));
+  }
+  if (o.model_path.empty() && o.zoo.empty()) {
+    return absl::InvalidArgumentError(
+        "no model given (MODEL.onnx or --zoo NAME)");
   }
   if (o.hw.empty() && o.hw_file.empty()) {
     return absl::InvalidArgumentError(
         "no device given: pass --hw NAME (see --list-hw) or --hw-file "
         "FILE.json");
   }
-  if (o.hw.size() > 1) {
-    return absl::InvalidArgumentError(fmt::format(
-        "--hw takes one device for this report (got {})", o.hw.size()));
+  if (o.mlsysim) o.whole_model = true;
+  if (o.fit && o.measured_path.empty()) {
+    return absl::InvalidArgumentError("--fit needs --measured PROFILE.json");
+  }
+  if (o.fit && o.fit_out.empty()) {
+    return absl::InvalidArgumentError(
+        "--fit needs --fit-out FILE.json (where the fitted device goes)");
+  }
+  if (!o.fit_out.empty() && !o.fit) {
+    return absl::InvalidArgumentError("--fit-out is only used with --fit");
+  }
+  const bool any_mode = o.whole_model || !o.sweep.empty() || !o.fuse.empty() ||
+                        !o.weights.empty() || !o.activations.empty() ||
+                        !o.kv_cache.empty() || o.what_if ||
+                        !o.measured_path.empty();
+  if (any_mode && o.format == engine::report::Format::kCsv &&
+      o.picture == Options::Picture::kNone) {
+    return absl::InvalidArgumentError(
+        "--format csv is one row per layer and carries no --whole-model, "
+        "--sweep, what-if or --measured section; use table, md or json");
+  }
+  if (o.picture != Options::Picture::kNone &&
+      (!o.sweep.empty() || !o.measured_path.empty())) {
+    return absl::InvalidArgumentError(
+        "--sweep and --measured are not drawn by --format html/svg; use "
+        "table, md or json");
   }
   return o;
 }

@@ -34,6 +34,28 @@ struct Options {
   engine::report::ReportOptions report;  // --top, --all-layers
   engine::report::Format format = engine::report::Format::kTable;  // --format
   std::string output_path;  // -o FILE; empty = standard output
+  // --format html|svg: a picture instead of `format` (which stays kTable).
+  enum class Picture { kNone, kHtml, kSvg };
+  Picture picture = Picture::kNone;
+
+  // Zoo (zoo_mode.cc).
+  bool list_zoo = false;  // --list-zoo
+  std::string zoo;        // --zoo NAME: analyze a built-in entry
+  // Whole model (whole_model_mode.cc).
+  bool whole_model = false;  // --whole-model
+  bool mlsysim = false;      // --mlsysim (implies --whole-model)
+  // Sweeps (sweep_mode.cc): "batch=LIST" or "hw=A,B".
+  std::string sweep;
+  // What-ifs (whatif_mode.cc). Empty = not asked.
+  std::string fuse;         // --fuse KINDS
+  std::string weights;      // --weights P
+  std::string activations;  // --activations P
+  std::string kv_cache;     // --kv-cache P
+  bool what_if = false;     // --what-if
+  // Measured (measured_mode.cc).
+  std::string measured_path;  // --measured PROFILE.json
+  bool fit = false;           // --fit
+  std::string fit_out;        // --fit-out FILE.json
 };
 
 // Parses the arguments after the program name. Errors are usage errors

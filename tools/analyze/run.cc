@@ -1,15 +1,18 @@
 #include "tools/analyze/run.h"
 
 #include <fstream>
+#include <sstream>
 
 #include "engine/analysis.h"
 #include "engine/hardware.h"
 #include "engine/report/hardware_list.h"
+#include "engine/report/json.h"
 #include "engine/report/report.h"
 #include "fmt/format.h"
 #include "fmt/ostream.h"
 #include "graph/fmt_absl.h"
 #include "importers/onnx_importer.h"
+#include "tools/analyze/modes.h"
 #include "zoo/hardware_catalog.h"
 
 namespace ridgeline::tools::analyze {
@@ -55,6 +58,59 @@ int64_t GraphBatch(const graph::Graph& g, const Options& o, std::ostream& err) {
   return o.batch.value_or(1);
 }
 
+// True when a feature mode adds to the report.
+bool AnyMode(const Options& o) {
+  return o.whole_model || !o.sweep.empty() || !o.fuse.empty() ||
+         !o.weights.empty() || !o.activations.empty() ||
+         !o.kv_cache.empty() || o.what_if || !o.measured_path.empty();
+}
+
+// The text sections of the feature modes, in a fixed order.
+absl::StatusOr<std::string> ModeText(const RunContext& ctx) {
+  const Options& o = *ctx.options;
+  std::string text;
+  auto add = [&](absl::StatusOr<std::string> section) -> absl::Status {
+    if (!section.ok()) return section.status();
+    text += "\n";
+    text += *section;
+    return absl::OkStatus();
+  };
+  if (o.whole_model) {
+    if (absl::Status s = add(WholeModelText(ctx)); !s.ok()) return s;
+  }
+  if (!o.sweep.empty()) {
+    if (absl::Status s = add(SweepText(ctx)); !s.ok()) return s;
+  }
+  if (!o.fuse.empty() || !o.weights.empty() || !o.activations.empty() ||
+      !o.kv_cache.empty() || o.what_if) {
+    if (absl::Status s = add(WhatIfText(ctx)); !s.ok()) return s;
+  }
+  if (!o.measured_path.empty()) {
+    if (absl::Status s = add(MeasuredText(ctx)); !s.ok()) return s;
+  }
+  return text;
+}
+
+// The JSON report with the feature modes' keys beside "summary".
+absl::StatusOr<std::string> ModeJson(const RunContext& ctx) {
+  const Options& o = *ctx.options;
+  nlohmann::ordered_json j = engine::report::AnalysisToJson(ctx.analysis);
+  if (o.whole_model) {
+    if (absl::Status s = AddWholeModelJson(ctx, &j); !s.ok()) return s;
+  }
+  if (!o.sweep.empty()) {
+    if (absl::Status s = AddSweepJson(ctx, &j); !s.ok()) return s;
+  }
+  if (!o.fuse.empty() || !o.weights.empty() || !o.activations.empty() ||
+      !o.kv_cache.empty() || o.what_if) {
+    if (absl::Status s = AddWhatIfJson(ctx, &j); !s.ok()) return s;
+  }
+  if (!o.measured_path.empty()) {
+    if (absl::Status s = AddMeasuredJson(ctx, &j); !s.ok()) return s;
+  }
+  return j.dump(2) + "\n";
+}
+
 }  // namespace
 
 int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
@@ -62,11 +118,6 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
     fmt::print(out, "{}", UsageText());
     return kExitOk;
   }
-  std::optional<engine::Hardware> from_file;
-  absl::StatusOr<std::vector<engine::Hardware>> catalog =
-      Catalog(options, &from_file);
-  if (!catalog.ok()) return Fail(err, MessageOf(catalog.status()));
-
   std::ofstream file;
   std::ostream* sink = &out;
   auto open_output = [&]() -> bool {
@@ -76,72 +127,116 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
     sink = &file;
     return true;
   };
-
-  if (options.list_hw) {
-    if (!open_output()) {
-      return Fail(
-          err, fmt::format("{}: cannot open for writing", options.output_path));
+  auto finish = [&]() -> int {
+    if (file.is_open()) {
+      file.close();
+      if (!file) {
+        return Fail(err, fmt::format("{}: write failed", options.output_path));
+      }
     }
-    engine::report::WriteHardwareList(*catalog, options.format, *sink);
     return kExitOk;
+  };
+  const std::string cannot_open =
+      fmt::format("{}: cannot open for writing", options.output_path);
+
+  if (options.list_zoo) {
+    absl::StatusOr<std::string> list = ListZoo();
+    if (!list.ok()) return Fail(err, MessageOf(list.status()));
+    if (!open_output()) return Fail(err, cannot_open);
+    fmt::print(*sink, "{}", *list);
+    return finish();
   }
 
-  engine::Hardware hw;
+  std::optional<engine::Hardware> from_file;
+  absl::StatusOr<std::vector<engine::Hardware>> catalog =
+      Catalog(options, &from_file);
+  if (!catalog.ok()) return Fail(err, MessageOf(catalog.status()));
+
+  if (options.list_hw) {
+    if (!open_output()) return Fail(err, cannot_open);
+    engine::report::WriteHardwareList(*catalog, options.format, *sink);
+    return finish();
+  }
+
+  RunContext ctx;
+  ctx.options = &options;
+  ctx.catalog = &*catalog;
+  ctx.err = &err;
   if (options.hw.empty()) {
-    hw = *from_file;
+    ctx.hw = *from_file;
   } else {
     absl::StatusOr<engine::Hardware> found =
         engine::FindHardware(*catalog, options.hw.front());
     if (!found.ok()) return Fail(err, MessageOf(found.status()));
-    hw = *found;
+    ctx.hw = *found;
+    for (size_t i = 1; i < options.hw.size(); ++i) {
+      absl::StatusOr<engine::Hardware> other =
+          engine::FindHardware(*catalog, options.hw[i]);
+      if (!other.ok()) return Fail(err, MessageOf(other.status()));
+    }
+    if (options.hw.size() > 1 &&
+        options.picture == Options::Picture::kNone) {
+      fmt::print(err,
+                 "analyze: warning: --hw: the report uses the first device "
+                 "({}); --format html/svg draw every device's roof\n",
+                 ctx.hw.key);
+    }
   }
 
-  importers::ImportOptions import;
-  for (const auto& [name, value] : options.dims) import.dims[name] = value;
-  import.batch = options.batch;
-  absl::StatusOr<graph::Graph> g =
-      importers::ImportOnnxFile(options.model_path, import);
-  if (!g.ok()) {
-    std::string_view message = MessageOf(g.status());
-    return Fail(err, message.find(options.model_path) == std::string_view::npos
-                         ? fmt::format("{}: {}", options.model_path, message)
-                         : std::string(message));
+  if (absl::Status s = LoadModel(&ctx); !s.ok()) {
+    return Fail(err, MessageOf(s));
   }
-  for (const std::string& w : g->warnings) {
-    fmt::print(err, "analyze: warning: {}: {}\n", options.model_path, w);
+  for (const std::string& w : ctx.graph.warnings) {
+    fmt::print(err, "analyze: warning: {}: {}\n", ctx.model_name, w);
   }
 
-  engine::AnalyzeOptions analyze = options.analyze;
-  analyze.batch = GraphBatch(*g, options, err);
-  absl::StatusOr<engine::Analysis> analysis = engine::Analyze(*g, hw, analyze);
+  ctx.analyze = options.analyze;
+  ctx.analyze.batch = GraphBatch(ctx.graph, options, err);
+  absl::StatusOr<engine::Analysis> analysis =
+      engine::Analyze(ctx.graph, ctx.hw, ctx.analyze);
   if (!analysis.ok()) {
-    return Fail(err, fmt::format("{}: {}", options.model_path,
+    return Fail(err, fmt::format("{}: {}", ctx.model_name,
                                  MessageOf(analysis.status())));
   }
-  analysis->model = options.model_path;
+  ctx.analysis = *std::move(analysis);
+  ctx.analysis.model = ctx.model_name;
 
-  const engine::Summary& s = analysis->summary;
+  const engine::Summary& s = ctx.analysis.summary;
   if (!s.skipped_layers.empty() || !s.unknown_ops.empty()) {
     fmt::print(err,
                "analyze: warning: {}: {} layer(s) skipped (unresolved shapes "
                "or counting errors), {} op type(s) without a counter; see the "
                "report's warnings/summary\n",
-               options.model_path, s.skipped_layers.size(),
+               ctx.model_name, s.skipped_layers.size(),
                s.unknown_ops.size());
   }
 
-  if (!open_output()) {
-    return Fail(
-        err, fmt::format("{}: cannot open for writing", options.output_path));
-  }
-  engine::report::WriteReport(*analysis, options.format, options.report, *sink);
-  if (file.is_open()) {
-    file.close();
-    if (!file) {
-      return Fail(err, fmt::format("{}: write failed", options.output_path));
+  // Everything is computed before the output is opened: an error leaves no
+  // half-written file.
+  std::string report;
+  if (options.picture != Options::Picture::kNone) {
+    absl::StatusOr<std::string> page = RenderPicture(ctx);
+    if (!page.ok()) return Fail(err, MessageOf(page.status()));
+    report = *std::move(page);
+  } else if (AnyMode(options) &&
+             options.format == engine::report::Format::kJson) {
+    absl::StatusOr<std::string> j = ModeJson(ctx);
+    if (!j.ok()) return Fail(err, MessageOf(j.status()));
+    report = *std::move(j);
+  } else {
+    std::ostringstream text;
+    engine::report::WriteReport(ctx.analysis, options.format, options.report,
+                                text);
+    report = text.str();
+    if (AnyMode(options)) {
+      absl::StatusOr<std::string> extra = ModeText(ctx);
+      if (!extra.ok()) return Fail(err, MessageOf(extra.status()));
+      report += *extra;
     }
   }
-  return kExitOk;
+  if (!open_output()) return Fail(err, cannot_open);
+  *sink << report;
+  return finish();
 }
 
 int AnalyzeMain(const std::vector<std::string>& args, std::ostream& out,

@@ -1,0 +1,87 @@
+// The feature modes of `analyze` (zoo, whole model, sweep, what-ifs,
+// measured, pictures), each in its own file, called from RunAnalyze
+// (run.cc). A mode adds text after the report (AppendX) and/or keys to the
+// JSON report (AddXJson); its errors are input errors (exit status 2).
+#ifndef RIDGELINE_TOOLS_ANALYZE_MODES_H_
+#define RIDGELINE_TOOLS_ANALYZE_MODES_H_
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "engine/analysis.h"
+#include "engine/hardware.h"
+#include "engine/report/html.h"
+#include "engine/whole_model.h"
+#include "graph/graph.h"
+#include "nlohmann/json.hpp"
+#include "tools/analyze/options.h"
+#include "zoo/catalog.h"
+
+namespace ridgeline::tools::analyze {
+
+// Everything a mode needs about the run.
+struct RunContext {
+  const Options* options = nullptr;
+  const std::vector<engine::Hardware>* catalog = nullptr;  // --hw lookups
+  engine::Hardware hw;                  // the first device
+  std::optional<zoo::ModelEntry> zoo_entry;  // --zoo NAME
+  std::string model_name;               // the path, or "zoo:NAME"
+  graph::Graph graph;
+  engine::AnalyzeOptions analyze;  // the options the analysis ran with
+  engine::Analysis analysis;
+  std::ostream* err = nullptr;  // warnings
+};
+
+// Converts between the two nlohmann flavours (the report is ordered).
+nlohmann::ordered_json Ordered(const nlohmann::json& j);
+
+// zoo_mode.cc ---------------------------------------------------------------
+// --list-zoo: the zoo table.
+absl::StatusOr<std::string> ListZoo();
+// Imports the model (a file, or the --zoo entry with its dims) into
+// ctx->graph and sets ctx->model_name / ctx->zoo_entry; errors name it.
+absl::Status LoadModel(RunContext* ctx);
+// Imports the same model with the batch dim bound to `batch` (sweeps).
+absl::StatusOr<graph::Graph> LoadModelAtBatch(const RunContext& ctx,
+                                              int64_t batch);
+
+// whole_model_mode.cc -------------------------------------------------------
+// The estimate options: lumped, or mlsysim's with --mlsysim.
+engine::WholeModelOptions EstimateOptions(const RunContext& ctx);
+absl::StatusOr<std::string> WholeModelText(const RunContext& ctx);
+absl::Status AddWholeModelJson(const RunContext& ctx,
+                               nlohmann::ordered_json* report);
+
+// sweep_mode.cc --------------------------------------------------------------
+absl::StatusOr<std::string> SweepText(const RunContext& ctx);
+absl::Status AddSweepJson(const RunContext& ctx,
+                          nlohmann::ordered_json* report);
+
+// whatif_mode.cc -------------------------------------------------------------
+// --fuse / --weights / --activations / --kv-cache / --what-if sections.
+absl::StatusOr<std::string> WhatIfText(const RunContext& ctx);
+absl::Status AddWhatIfJson(const RunContext& ctx,
+                           nlohmann::ordered_json* report);
+// Before/after bars (fusion groups, quantized layers) for the HTML page.
+absl::Status AddWhatIfHtml(const RunContext& ctx,
+                           engine::report::HtmlReportInput* page);
+
+// measured_mode.cc -----------------------------------------------------------
+// --measured (and --fit, which writes --fit-out).
+absl::StatusOr<std::string> MeasuredText(const RunContext& ctx);
+absl::Status AddMeasuredJson(const RunContext& ctx,
+                             nlohmann::ordered_json* report);
+
+// html_mode.cc ---------------------------------------------------------------
+// --format html|svg: the page or the plot; every --hw device draws a roof.
+absl::StatusOr<std::string> RenderPicture(const RunContext& ctx);
+
+}  // namespace ridgeline::tools::analyze
+
+#endif  // RIDGELINE_TOOLS_ANALYZE_MODES_H_

@@ -1,0 +1,64 @@
+// analyze --sweep batch=LIST | hw=A,B: the model re-priced per batch or per
+// device (engine/sweep.h).
+#include <vector>
+
+#include "engine/sweep.h"
+#include "fmt/format.h"
+#include "graph/fmt_absl.h"
+#include "tools/analyze/modes.h"
+
+namespace ridgeline::tools::analyze {
+namespace {
+
+absl::StatusOr<engine::SweepResult> RunSweep(const RunContext& ctx) {
+  absl::StatusOr<engine::SweepSpec> spec =
+      engine::ParseSweepSpec(ctx.options->sweep);
+  if (!spec.ok()) return spec.status();
+  engine::SweepOptions sweep;
+  if (ctx.options->whole_model) sweep.whole_model = EstimateOptions(ctx);
+
+  if (spec->axis == engine::SweepSpec::Axis::kBatch) {
+    engine::AnalyzeAtBatch at =
+        [&ctx](int64_t batch) -> absl::StatusOr<engine::Analysis> {
+      absl::StatusOr<graph::Graph> g = LoadModelAtBatch(ctx, batch);
+      if (!g.ok()) return g.status();
+      engine::AnalyzeOptions o = ctx.analyze;
+      o.batch = batch;
+      return engine::Analyze(*g, ctx.hw, o);
+    };
+    return engine::SweepBatch(at, spec->batches, sweep);
+  }
+  std::vector<engine::Hardware> devices;
+  for (const std::string& name : spec->hardware) {
+    absl::StatusOr<engine::Hardware> hw =
+        engine::FindHardware(*ctx.catalog, name);
+    if (!hw.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("--sweep: {}", MessageOf(hw.status())));
+    }
+    devices.push_back(*hw);
+  }
+  engine::AnalyzeOnHardware on =
+      [&ctx](const engine::Hardware& hw) -> absl::StatusOr<engine::Analysis> {
+    return engine::Analyze(ctx.graph, hw, ctx.analyze);
+  };
+  return engine::SweepHardware(ctx.analysis, ctx.analyze, devices, on, sweep);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> SweepText(const RunContext& ctx) {
+  absl::StatusOr<engine::SweepResult> r = RunSweep(ctx);
+  if (!r.ok()) return r.status();
+  return engine::FormatSweep(*r);
+}
+
+absl::Status AddSweepJson(const RunContext& ctx,
+                          nlohmann::ordered_json* report) {
+  absl::StatusOr<engine::SweepResult> r = RunSweep(ctx);
+  if (!r.ok()) return r.status();
+  (*report)["sweep"] = Ordered(engine::SweepJson(*r));
+  return absl::OkStatus();
+}
+
+}  // namespace ridgeline::tools::analyze

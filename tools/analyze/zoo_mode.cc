@@ -1,0 +1,86 @@
+// analyze --list-zoo and --zoo NAME: built-in models, imported exactly like
+// a file (display name "zoo:NAME") with the entry's default dims.
+#include <string>
+
+#include "fmt/format.h"
+#include "graph/fmt_absl.h"
+#include "importers/onnx_importer.h"
+#include "tools/analyze/modes.h"
+#include "zoo/catalog.h"
+
+namespace ridgeline::tools::analyze {
+namespace {
+
+absl::flat_hash_map<std::string, int64_t> UserDims(const Options& o) {
+  absl::flat_hash_map<std::string, int64_t> dims;
+  for (const auto& [name, value] : o.dims) dims[name] = value;
+  return dims;
+}
+
+// Imports with `batch` overriding --batch when set.
+absl::StatusOr<graph::Graph> Import(const RunContext& ctx,
+                                    std::optional<int64_t> batch) {
+  const Options& o = *ctx.options;
+  const std::optional<int64_t> b = batch ? batch : o.batch;
+  importers::ImportOptions import;
+  import.dims = UserDims(o);
+  absl::StatusOr<graph::Graph> g;
+  if (ctx.zoo_entry) {
+    import.dims = zoo::EntryDims(*ctx.zoo_entry, import.dims, b);
+    g = importers::ImportOnnxBytes(ctx.zoo_entry->onnx, ctx.model_name, "",
+                                   import);
+  } else {
+    if (batch) import.dims.erase("batch");  // a sweep point wins
+    import.batch = b;
+    g = importers::ImportOnnxFile(o.model_path, import);
+  }
+  if (!g.ok()) {
+    std::string_view message = MessageOf(g.status());
+    return absl::InvalidArgumentError(
+        message.find(ctx.model_name) == std::string_view::npos
+            ? fmt::format("{}: {}", ctx.model_name, message)
+            : std::string(message));
+  }
+  return g;
+}
+
+}  // namespace
+
+nlohmann::ordered_json Ordered(const nlohmann::json& j) {
+  return nlohmann::ordered_json::parse(j.dump());
+}
+
+absl::StatusOr<std::string> ListZoo() {
+  absl::StatusOr<std::vector<zoo::ModelEntry>> catalog = zoo::ModelCatalog();
+  if (!catalog.ok()) return catalog.status();
+  return zoo::FormatModelList(*catalog);
+}
+
+absl::Status LoadModel(RunContext* ctx) {
+  const Options& o = *ctx->options;
+  if (!o.zoo.empty()) {
+    absl::StatusOr<std::vector<zoo::ModelEntry>> catalog =
+        zoo::ModelCatalog();
+    if (!catalog.ok()) return catalog.status();
+    absl::StatusOr<zoo::ModelEntry> entry = zoo::FindModel(*catalog, o.zoo);
+    if (!entry.ok()) {
+      return absl::NotFoundError(
+          fmt::format("--zoo {}: {}", o.zoo, MessageOf(entry.status())));
+    }
+    ctx->zoo_entry = *entry;
+    ctx->model_name = fmt::format("zoo:{}", entry->name);
+  } else {
+    ctx->model_name = o.model_path;
+  }
+  absl::StatusOr<graph::Graph> g = Import(*ctx, std::nullopt);
+  if (!g.ok()) return g.status();
+  ctx->graph = *std::move(g);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<graph::Graph> LoadModelAtBatch(const RunContext& ctx,
+                                              int64_t batch) {
+  return Import(ctx, batch);
+}
+
+}  // namespace ridgeline::tools::analyze
