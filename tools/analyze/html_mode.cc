@@ -47,7 +47,7 @@ absl::StatusOr<engine::report::ComparisonTable> WholeModelTable(
   const engine::Summary& s = ctx.analysis.summary;
   t.rows.push_back({"layer-level", engine::FormatTime(s.latency_s),
                     fmt::format("{:.4g}", s.throughput_per_s), "", "", ""});
-  std::vector<engine::WholeModelOptions> methods = {{}};
+  std::vector<engine::WholeModelOptions> methods(1);  // lumped
   if (ctx.options->mlsysim) methods.push_back(EstimateOptions(ctx));
   for (const engine::WholeModelOptions& m : methods) {
     absl::StatusOr<engine::WholeModelResult> r =

@@ -9,6 +9,7 @@
 #include "engine/measured.h"
 #include "engine/measured_report.h"
 #include "fmt/format.h"
+#include "fmt/ostream.h"
 #include "graph/fmt_absl.h"
 #include "importers/profile/profile_reader.h"
 #include "tools/analyze/modes.h"

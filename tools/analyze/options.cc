@@ -140,6 +140,9 @@ absl::Status ApplyTop(Options& o, std::string_view v) {
   return absl::OkStatus();
 }
 
+// --format values: the report writers' plus the pictures.
+constexpr std::string_view kAllFormats = "table|json|csv|md|html|svg";
+
 absl::Status ApplyFormat(Options& o, std::string_view v) {
   o.picture = Options::Picture::kNone;
   if (v == "html" || v == "svg") {
@@ -152,9 +155,6 @@ absl::Status ApplyFormat(Options& o, std::string_view v) {
   o.format = *f;
   return absl::OkStatus();
 }
-
-// --format values: the report writers' plus the pictures.
-constexpr std::string_view kAllFormats = "table|json|csv|md|html|svg";
 
 // Sets `*out` to `v` when it is one of `allowed` ("a|b|c").
 absl::Status ApplyChoice(std::string_view flag, std::string_view allowed,

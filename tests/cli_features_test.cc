@@ -1,0 +1,274 @@
+// The feature flags of `analyze` wired in tools/analyze/*_mode.cc, run
+// in-process through AnalyzeMain (tools/analyze/run.h): the zoo, the
+// whole-model estimate, sweeps, fusion/quantization what-ifs, measured
+// profiles with --fit, and the HTML/SVG pictures.
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/hardware.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tools/analyze/run.h"
+
+namespace ridgeline {
+namespace {
+
+using tools::analyze::AnalyzeMain;
+
+const std::string kFixtures = RIDGELINE_SOURCE_DIR "/tests/fixtures/";
+
+struct Result {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+Result Run(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  Result r;
+  r.code = AnalyzeMain(args, out, err);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+bool Contains(const std::string& s, const std::string& what) {
+  return s.find(what) != std::string::npos;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::filesystem::path TempDir() {
+  static const std::filesystem::path dir = [] {
+    std::filesystem::path d =
+        std::filesystem::temp_directory_path() /
+        ("ridgeline_cli_features_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    return d;
+  }();
+  return dir;
+}
+
+TEST(CliFeatures, ListZooListsLlamaDecode) {
+  const Result r = Run({"--list-zoo"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "llama-3.1-8b-decode")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "resnet50")) << r.out;
+}
+
+TEST(CliFeatures, ListZooTakesNoModel) {
+  EXPECT_EQ(Run({"--list-zoo", "m.onnx"}).code, 1);
+}
+
+TEST(CliFeatures, UsageListsTheNewFlags) {
+  const Result r = Run({"--help"});
+  ASSERT_EQ(r.code, 0);
+  for (const char* flag :
+       {"--list-zoo", "--zoo NAME", "--whole-model", "--mlsysim", "--sweep",
+        "--fuse", "--weights", "--activations", "--kv-cache", "--what-if",
+        "--measured", "--fit", "--fit-out", "html|svg"}) {
+    EXPECT_TRUE(Contains(r.out, flag)) << flag;
+  }
+}
+
+TEST(CliFeatures, ZooEntryNeedsNoModelFileAndReportsItsName) {
+  const Result r =
+      Run({"--zoo", "resnet50", "--hw", "h100", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["model"], "zoo:resnet50");
+  EXPECT_TRUE(j["summary"]["unresolved"].empty());
+  EXPECT_FALSE(j.contains("whole_model"));  // only with --whole-model
+}
+
+TEST(CliFeatures, UnknownZooEntryIsAnInputError) {
+  const Result r = Run({"--zoo", "no-such-model", "--hw", "h100"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(Contains(r.err, "analyze: error:")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "no-such-model")) << r.err;
+}
+
+TEST(CliFeatures, ModelAndZooTogetherIsAUsageError) {
+  EXPECT_EQ(Run({"m.onnx", "--zoo", "resnet50", "--hw", "h100"}).code, 1);
+}
+
+// mlsysim's published figure (engine/WHOLE_MODEL.md): ResNet-50 on A100,
+// fp16, batch 1: memory-bound, 0.543 ms. By hand with mlsysim's registry:
+// W = 2 B x 25.6e6 = 51.2 MB; bytes = 1.1 W = 56.32 MB;
+// T_memory = 56.32e6 / 2039e9 = 0.02762 ms > T_compute = 4.1e9 MAC /
+// (0.5 x 312e12) = 0.02628 ms (memory-bound); overhead = 50 layers x 10 us
+// + 15 us dispatch = 0.515 ms; latency = 0.02762 + 0.515 = 0.5426 ms.
+TEST(CliFeatures, MlsysimWholeModelReproducesResNet50OnA100) {
+  const Result r = Run({"--zoo", "resnet50", "--hw", "a100", "--mlsysim",
+                        "--whole-model", "--precision", "fp16", "--format",
+                        "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("summary"));
+  ASSERT_TRUE(j.contains("whole_model")) << r.out.substr(0, 400);
+  const nlohmann::json& w = j["whole_model"];
+  EXPECT_EQ(w["bound"], "memory");
+  EXPECT_NEAR(w["latency_s"].get<double>(), 0.543e-3, 0.01 * 0.543e-3);
+  // 1 / 0.543 ms = 1843 img/s (published), within 1%.
+  EXPECT_NEAR(w["throughput_per_s"].get<double>(), 1843, 0.01 * 1843);
+  for (const char* key : {"intensity", "mfu", "t_compute_s", "t_memory_s",
+                          "t_overhead_s"}) {
+    EXPECT_TRUE(w.contains(key)) << key;
+  }
+}
+
+TEST(CliFeatures, WholeModelTextShowsBothLevels) {
+  const Result r =
+      Run({"--zoo", "resnet50", "--hw", "a100", "--whole-model"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "lumped")) << r.out;
+}
+
+TEST(CliFeatures, BatchSweepHasOneRowPerPoint) {
+  const Result r = Run({"--zoo", "resnet50", "--hw", "h100", "--sweep",
+                        "batch=1,2,4", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& points = j["sweep"]["points"];
+  ASSERT_EQ(points.size(), 3u);
+  const int batches[] = {1, 2, 4};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(points[i]["batch"], batches[i]);
+    // throughput = batch / latency by definition.
+    EXPECT_NEAR(points[i]["throughput_per_s"].get<double>(),
+                batches[i] / points[i]["latency_s"].get<double>(), 1e-6);
+  }
+}
+
+TEST(CliFeatures, HardwareSweepTextNamesEveryDevice) {
+  const Result r = Run({"--zoo", "resnet50", "--hw", "a100", "--precision",
+                        "fp16", "--sweep", "hw=a100,h100,h200"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "h200")) << r.out;
+}
+
+TEST(CliFeatures, MalformedSweepIsAUsageError) {
+  EXPECT_EQ(Run({"--zoo", "resnet50", "--hw", "h100", "--sweep", "foo=1"})
+                .code,
+            1);
+}
+
+TEST(CliFeatures, FuseAllSavesTimeAndKeepsLayersUnfused) {
+  const Result plain =
+      Run({"--zoo", "resnet50", "--hw", "h100", "--format", "json"});
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  const Result r = Run({"--zoo", "resnet50", "--hw", "h100", "--fuse", "all",
+                        "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json p = nlohmann::json::parse(plain.out);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["layers"].size(), p["layers"].size());
+  ASSERT_FALSE(j["groups"].empty());
+  // Conv + BN + ReLU epilogues remove a per-layer tax each: a saving.
+  EXPECT_GT(j["fusion"]["saved_s"].get<double>(), 0);
+  EXPECT_LT(j["fusion"]["latency_s"].get<double>(),
+            j["fusion"]["latency_unfused_s"].get<double>());
+}
+
+TEST(CliFeatures, BadFuseValueIsAUsageError) {
+  EXPECT_EQ(
+      Run({"--zoo", "resnet50", "--hw", "h100", "--fuse", "everything"}).code,
+      1);
+}
+
+TEST(CliFeatures, Int8WeightsShrinkTheModel) {
+  const Result r = Run({"--zoo", "resnet50", "--hw", "h100", "--precision",
+                        "fp16", "--weights", "int8", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& s = j["quantize"]["summary"];
+  // fp16 (2 B) -> int8 (1 B + per-channel scales): a bit over half.
+  EXPECT_LT(s["model_bytes"].get<double>(),
+            0.6 * s["model_bytes_before"].get<double>());
+}
+
+TEST(CliFeatures, WhatIfTableHasTheBestRow) {
+  const Result r = Run({"--zoo", "resnet50", "--hw", "h100", "--what-if"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "best")) << r.out;
+}
+
+TEST(CliFeatures, HtmlReportWithTwoRoofs) {
+  const std::string path = (TempDir() / "report.html").string();
+  const Result r = Run({"--zoo", "resnet50", "--hw", "a100,h100", "--format",
+                        "html", "-o", path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string html = ReadFile(path);
+  EXPECT_TRUE(Contains(html, "<svg")) << html.substr(0, 200);
+  EXPECT_TRUE(Contains(html, "<html")) << html.substr(0, 200);
+}
+
+TEST(CliFeatures, SvgIsThePlotAlone) {
+  const std::string path = (TempDir() / "roof.svg").string();
+  const Result r = Run({kFixtures + "tiny_cnn.onnx", "--hw", "h100",
+                        "--format", "svg", "-o", path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string svg = ReadFile(path);
+  EXPECT_TRUE(Contains(svg, "<svg")) << svg.substr(0, 200);
+  EXPECT_FALSE(Contains(svg, "<html"));
+}
+
+const std::string kSmallCnn = kFixtures + "profile_models/small_cnn.onnx";
+const std::string kProfile = kFixtures + "profiles/small_cnn_disabled.json";
+
+TEST(CliFeatures, MeasuredAddsMeasuredAndRatioPerLayer) {
+  if (!std::filesystem::exists(kProfile)) GTEST_SKIP() << kProfile;
+  const Result r = Run({kSmallCnn, "--hw", "epyc-9654", "--measured",
+                        kProfile, "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("measured"));
+  int measured = 0;
+  for (const nlohmann::json& l : j["layers"]) {
+    EXPECT_TRUE(l.contains("measured_s")) << l;
+    EXPECT_TRUE(l.contains("ratio")) << l;
+    if (l["measured_s"].is_number()) ++measured;
+  }
+  EXPECT_GT(measured, 0);
+}
+
+TEST(CliFeatures, MeasuredTextAndFitWritesAReadableDevice) {
+  if (!std::filesystem::exists(kProfile)) GTEST_SKIP() << kProfile;
+  const std::string fitted = (TempDir() / "fitted.json").string();
+  const Result r = Run({kSmallCnn, "--hw", "epyc-9654", "--measured",
+                        kProfile, "--fit", "--fit-out", fitted});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "measured")) << r.out;
+  absl::StatusOr<engine::Hardware> hw = engine::LoadHardwareFile(fitted);
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  // The fitted file is usable as --hw-file.
+  EXPECT_EQ(Run({kSmallCnn, "--hw-file", fitted}).code, 0);
+}
+
+TEST(CliFeatures, FitNeedsMeasuredAndFitOut) {
+  EXPECT_EQ(Run({kSmallCnn, "--hw", "h100", "--fit"}).code, 1);
+  EXPECT_EQ(Run({kSmallCnn, "--hw", "h100", "--measured", kProfile, "--fit"})
+                .code,
+            1);
+}
+
+TEST(CliFeatures, MissingProfileIsAnInputErrorNamingIt) {
+  const Result r =
+      Run({kSmallCnn, "--hw", "h100", "--measured", "/nonexistent/p.json"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(Contains(r.err, "/nonexistent/p.json")) << r.err;
+}
+
+}  // namespace
+}  // namespace ridgeline
