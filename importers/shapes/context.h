@@ -35,6 +35,9 @@ struct SequenceInfo {
   bool elem_dims_known = false;
   graph::Dims elem_dims;
   int64_t length = -1;  // -1 when unknown
+  // Dims of each element, when the length and every element are known.
+  bool elems_known = false;
+  std::vector<graph::Dims> elems;
 };
 
 // Side tables of the resolver that graph::Tensor has no field for. Node maps

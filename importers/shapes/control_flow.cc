@@ -143,6 +143,10 @@ absl::Status Resolver::ResolveIf(int n, std::vector<Body>& bodies) {
     if (sa != state_.sequences.end() && sb != state_.sequences.end()) {
       SequenceInfo merged = sa->second;
       if (merged.length != sb->second.length) merged.length = -1;
+      if (!sb->second.elems_known || merged.elems != sb->second.elems) {
+        merged.elems_known = false;
+        merged.elems.clear();
+      }
       if (!sb->second.elem_dims_known ||
           merged.elem_dims != sb->second.elem_dims) {
         merged.elem_dims_known = false;
@@ -172,6 +176,13 @@ absl::Status Resolver::ResolveLoop(int n, Body& body) {
       SetReason(body.inputs[2 + i], "the loop-carried input is omitted");
     } else {
       CopyKnown(init, body.inputs[2 + i]);
+      // A carried sequence may grow or shrink with each iteration.
+      auto seq = state_.sequences.find(body.inputs[2 + i]);
+      if (seq != state_.sequences.end()) {
+        seq->second.length = -1;
+        seq->second.elems_known = false;
+        seq->second.elems.clear();
+      }
     }
   }
   if (absl::Status s = ResolveBodyNodes(body); !s.ok()) return s;
@@ -201,6 +212,8 @@ absl::Status Resolver::ResolveLoop(int n, Body& body) {
       if (before == state_.sequences.end() ||
           before->second.length != seq->second.length) {
         seq->second.length = -1;  // grows by an unknown number of elements
+        seq->second.elems_known = false;
+        seq->second.elems.clear();
       }
     }
   }

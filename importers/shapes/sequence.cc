@@ -1,7 +1,8 @@
 // Sequence and optional ops. A sequence is a list of tensors, not a tensor:
 // its own "tensor" stays without a shape, but what is known about its
-// elements (dtype, common dims, length) is tracked so that SequenceAt,
-// SequenceLength and ConcatFromSequence outputs resolve.
+// elements (dtype, common dims, length, and each element's dims while they
+// are known) is tracked so that SequenceAt, SequenceLength and
+// ConcatFromSequence outputs resolve.
 #include "fmt/format.h"
 #include "importers/shapes/registry.h"
 #include "importers/shapes/util.h"
@@ -22,13 +23,35 @@ void AddElement(SequenceInfo* info, const Dims& dims, bool first) {
   }
 }
 
+// Sets length and the common dims from the per-element list.
+void Summarize(SequenceInfo* info) {
+  info->length = static_cast<int64_t>(info->elems.size());
+  info->elem_dims_known = false;
+  for (size_t i = 0; i < info->elems.size(); ++i) {
+    AddElement(info, info->elems[i], i == 0);
+  }
+}
+
+// A folded scalar position in [-n, n - 1 + extra] made non-negative; false if
+// unknown or out of range.
+bool Position(const InferContext& ctx, size_t i, int64_t n, int64_t extra,
+              int64_t* pos) {
+  std::vector<int64_t> v;
+  if (!ValuesAsInt(ctx, i, &v) || v.size() != 1) return false;
+  int64_t p = v[0] < 0 ? v[0] + n : v[0];
+  if (p < 0 || p > n - 1 + extra) return false;
+  *pos = p;
+  return true;
+}
+
 absl::Status SequenceConstructShape(InferContext& ctx) {
   SequenceInfo info;
   info.dtype = ctx.dtype(0);
-  info.length = static_cast<int64_t>(ctx.num_inputs());
+  info.elems_known = true;
   for (size_t i = 0; i < ctx.num_inputs(); ++i) {
-    AddElement(&info, ctx.dims(i), i == 0);
+    info.elems.push_back(ctx.dims(i));
   }
+  Summarize(&info);
   ctx.SetSequence(0, std::move(info));
   return absl::OkStatus();
 }
@@ -38,6 +61,7 @@ absl::Status SequenceEmptyShape(InferContext& ctx) {
   info.dtype = DTypeFromAttr(
       ctx.node().GetInt("dtype", static_cast<int64_t>(DType::kFloat32)));
   info.length = 0;
+  info.elems_known = true;
   ctx.SetSequence(0, std::move(info));
   return absl::OkStatus();
 }
@@ -51,8 +75,17 @@ absl::Status SequenceInsertShape(InferContext& ctx) {
   if (seq == nullptr) return Unresolved("input is not a known sequence");
   SequenceInfo info = *seq;
   if (info.dtype == DType::kUndefined) info.dtype = ctx.dtype(1);
-  AddElement(&info, ctx.dims(1), seq->length == 0);
-  if (info.length >= 0) ++info.length;
+  int64_t pos = info.length;
+  if (info.elems_known &&
+      (!ctx.has_input(2) || Position(ctx, 2, info.length, 1, &pos))) {
+    info.elems.insert(info.elems.begin() + pos, ctx.dims(1));
+    Summarize(&info);
+  } else {
+    info.elems_known = false;
+    info.elems.clear();
+    AddElement(&info, ctx.dims(1), seq->length == 0);
+    if (info.length >= 0) ++info.length;
+  }
   ctx.SetSequence(0, std::move(info));
   return absl::OkStatus();
 }
@@ -61,7 +94,16 @@ absl::Status SequenceEraseShape(InferContext& ctx) {
   const SequenceInfo* seq = NeedSequence(ctx, 0);
   if (seq == nullptr) return Unresolved("input is not a known sequence");
   SequenceInfo info = *seq;
-  if (info.length > 0) --info.length;
+  int64_t pos = info.length - 1;
+  if (info.elems_known && info.length > 0 &&
+      (!ctx.has_input(1) || Position(ctx, 1, info.length, 0, &pos))) {
+    info.elems.erase(info.elems.begin() + pos);
+    Summarize(&info);
+  } else {
+    info.elems_known = false;
+    info.elems.clear();
+    if (info.length > 0) --info.length;
+  }
   ctx.SetSequence(0, std::move(info));
   return absl::OkStatus();
 }
@@ -70,9 +112,15 @@ absl::Status SequenceAtShape(InferContext& ctx) {
   const SequenceInfo* seq = NeedSequence(ctx, 0);
   if (seq == nullptr) return Unresolved("input is not a known sequence");
   ctx.SetDType(0, seq->dtype);
+  int64_t pos = 0;
+  if (seq->elems_known && Position(ctx, 1, seq->length, 0, &pos)) {
+    ctx.Set(0, seq->dtype, seq->elems[pos]);
+    return absl::OkStatus();
+  }
   if (!seq->elem_dims_known) {
     return Unresolved(
-        "data-dependent: the sequence's elements differ in shape");
+        "data-dependent: the sequence's elements differ in shape and the "
+        "position is not known");
   }
   ctx.Set(0, seq->dtype, seq->elem_dims);
   return absl::OkStatus();
@@ -94,14 +142,15 @@ absl::Status SplitToSequenceShape(InferContext& ctx) {
   SequenceInfo info;
   info.dtype = ctx.dtype(0);
   if (!ctx.has_input(1)) {
-    info.length = dim;
-    info.elem_dims_known = true;
-    info.elem_dims = in;
+    Dims elem = in;
     if (ctx.node().GetInt("keepdims", 1) != 0) {
-      info.elem_dims[*axis] = 1;
+      elem[*axis] = 1;
     } else {
-      info.elem_dims.erase(info.elem_dims.begin() + *axis);
+      elem.erase(elem.begin() + *axis);
     }
+    info.elems_known = true;
+    info.elems.assign(dim, elem);
+    Summarize(&info);
   } else {
     std::vector<int64_t> split;
     if (!ValuesAsInt(ctx, 1, &split)) return ctx.DataDependent(1);
@@ -116,12 +165,13 @@ absl::Status SplitToSequenceShape(InferContext& ctx) {
     } else {
       parts = split;
     }
-    info.length = static_cast<int64_t>(parts.size());
-    for (size_t i = 0; i < parts.size(); ++i) {
+    info.elems_known = true;
+    for (int64_t part : parts) {
       Dims d = in;
-      d[*axis] = parts[i];
-      AddElement(&info, d, i == 0);
+      d[*axis] = part;
+      info.elems.push_back(std::move(d));
     }
+    Summarize(&info);
   }
   ctx.SetSequence(0, std::move(info));
   return absl::OkStatus();
@@ -131,19 +181,29 @@ absl::Status ConcatFromSequenceShape(InferContext& ctx) {
   const SequenceInfo* seq = NeedSequence(ctx, 0);
   if (seq == nullptr) return Unresolved("input is not a known sequence");
   ctx.SetDType(0, seq->dtype);
-  if (seq->length < 0 || !seq->elem_dims_known) {
+  const bool new_axis = ctx.node().GetInt("new_axis", 0) != 0;
+  if (seq->length <= 0 ||
+      (!seq->elem_dims_known && !(seq->elems_known && !new_axis))) {
     return Unresolved(
         "data-dependent: the sequence's length or element shapes are not "
         "known");
   }
-  const bool new_axis = ctx.node().GetInt("new_axis", 0) != 0;
-  Dims out = seq->elem_dims;
-  const int64_t rank = static_cast<int64_t>(out.size()) + (new_axis ? 1 : 0);
+  const Dims& first = seq->elems_known ? seq->elems[0] : seq->elem_dims;
+  const int64_t rank = static_cast<int64_t>(first.size()) + (new_axis ? 1 : 0);
   absl::StatusOr<int64_t> axis =
       NormalizeAxis(ctx.node().GetInt("axis", 0), rank);
   if (!axis.ok()) return axis.status();
+  Dims out = first;
   if (new_axis) {
     out.insert(out.begin() + *axis, seq->length);
+  } else if (seq->elems_known) {
+    for (size_t i = 1; i < seq->elems.size(); ++i) {
+      const Dims& e = seq->elems[i];
+      if (e.size() != out.size()) {
+        return Unresolved("ConcatFromSequence of elements of different rank");
+      }
+      out[*axis] += e[*axis];
+    }
   } else {
     out[*axis] *= seq->length;
   }
