@@ -178,7 +178,7 @@ absl::StatusOr<FitResult> FitEfficiencies(const Analysis& analysis,
     s.compute_s = layer.flops / a.peak_flops_per_s;
     s.memory_s = layer.bytes / a.memory_bandwidth_bytes_per_s;
     s.measured_s = unit.measured_s - layer.t_overhead_s;
-    if (layer.cost.view || layer.cost.unknown ||
+    if (layer.skipped || layer.cost.view || layer.cost.unknown ||
         (s.compute_s <= 0 && s.memory_s <= 0)) {
       ++g.skipped;
       continue;

@@ -20,7 +20,8 @@
 // and e_m exactly. An efficiency is reported only when at least one layer is
 // bound by it under the fit (else the data says nothing about it).
 // Layers whose measured time does not exceed the tax (overhead-dominated),
-// views, unknown ops and fused multi-layer units are left out.
+// views, unknown ops, layers the analysis skipped and fused multi-layer
+// units are left out.
 #ifndef RIDGELINE_ENGINE_FIT_H_
 #define RIDGELINE_ENGINE_FIT_H_
 
