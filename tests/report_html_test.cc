@@ -213,7 +213,7 @@ TEST(RooflineSvgTest, AutomaticAxesEncloseLayersAndRoofs) {
   const Analysis a = ToyAnalysis();
   const RooflineAxes axes = ChooseRooflineAxes({&a}, SvgOptions{});
   // Smallest intensity 1e3 / 1.2e4 = 0.083 -> decade 0.01; largest of
-  // (intensity 100, 3 x ridge 100 = 300) -> 1000.
+  // 3 x the largest of (intensity 100, ridge 100) = 300 -> 1000.
   EXPECT_DOUBLE_EQ(axes.x_min, 0.01);
   EXPECT_DOUBLE_EQ(axes.x_max, 1000);
   // Smallest attained 1e3 / 10.012e-6 = 9.99e7 -> 1e7; largest of (4e13,
@@ -370,7 +370,7 @@ TEST(HtmlReportTest, OtherDevicesAndExtraSections) {
   EXPECT_THAT(html, HasSubstr("<input type=\"checkbox\" data-device=\"big\">"));
   EXPECT_THAT(html, HasSubstr("id=\"devices\""));
   EXPECT_THAT(html, HasSubstr("data-key=\"latency_s@big\""));
-  EXPECT_THAT(html, HasSubstr("Latency on Big GPU"));
+  EXPECT_THAT(html, HasSubstr("title=\"Latency of the layer on Big GPU\""));
   EXPECT_EQ(Count(html, "class=\"pair\""), 2u);
   EXPECT_THAT(html, HasSubstr("fused &lt;all&gt;"));
   EXPECT_THAT(html, HasSubstr("<dt>weights</dt><dd>int8</dd>"));

@@ -341,6 +341,7 @@ struct Column {
   std::string key;
   std::string label;
   bool numeric = false;
+  std::string title;  // hover text of the header
 };
 
 std::string LayerTable(const Analysis& a,
@@ -363,16 +364,18 @@ std::string LayerTable(const Analysis& a,
   std::vector<absl::flat_hash_map<int, const LayerResult*>> other_layers;
   for (const Analysis* o : others) {
     columns.push_back({"latency_s@" + o->hardware.key,
-                       "Latency on " + DeviceName(*o), true});
+                       "Latency " + o->hardware.key, true,
+                       "Latency of the layer on " + DeviceName(*o)});
     auto& m = other_layers.emplace_back();
     for (const LayerResult& l : o->layers) m[l.node] = &l;
   }
 
   std::string out = "<table id=\"layer-table\" class=\"sortable\">\n<thead><tr>";
   for (const Column& c : columns) {
-    out += fmt::format("<th data-key=\"{}\" data-type=\"{}\"{}>{}</th>",
-                       Esc(c.key), c.numeric ? "num" : "text",
-                       c.numeric ? " class=\"num\"" : "", Esc(c.label));
+    out += fmt::format(
+        "<th data-key=\"{}\" data-type=\"{}\"{}{}>{}</th>", Esc(c.key),
+        c.numeric ? "num" : "text", c.numeric ? " class=\"num\"" : "",
+        c.title.empty() ? "" : " title=\"" + Esc(c.title) + "\"", Esc(c.label));
   }
   out += "</tr></thead>\n<tbody>\n";
   const double total = TotalLatency(a);

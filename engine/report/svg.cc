@@ -26,6 +26,7 @@ constexpr double kLegendLinePx = 16;
 // Headroom above the highest roof, and extent past the largest ridge point.
 constexpr double kRoofHeadroom = 1.8;
 constexpr double kRidgeRightExtent = 3;
+constexpr double kPointRightExtent = 3;
 constexpr int kMinDecades = 2;
 constexpr int kMaxDecadesX = 8;
 constexpr int kMaxDecadesY = 9;
@@ -289,9 +290,12 @@ void DrawRoofs(const std::vector<const Analysis*>& analyses, const Frame& f,
       svg.Title(label);
       svg.Close("path");
       if (many) return;
-      svg.Text(Attr("class", "ridge-label") + Px("x", px + 8) +
-                   Px("y", py + (filled ? -8 : 16)) + Attr("fill", color) +
-                   Attr("font-size", "11"),
+      // Peak ridge: label above-left (clear of the flat roof and of the
+      // slope below it); effective ridge: below-right.
+      svg.Text(Attr("class", "ridge-label") + Px("x", filled ? px - 8 : px + 8) +
+                   Px("y", py + (filled ? -8 : 16)) +
+                   Attr("text-anchor", filled ? "end" : "start") +
+                   Attr("fill", color) + Attr("font-size", "11"),
                fmt::format("{}{:.3g}", filled ? "ridge " : "eff. ridge ", x));
     };
     ridge_marker(roof.ridge(), roof.peak, true, "ridge",
@@ -574,7 +578,7 @@ RooflineAxes ChooseRooflineAxes(const std::vector<const Analysis*>& analyses,
       if (!IsPlotted(l)) continue;
       if (l.intensity > 0) {
         x_lo = std::min(x_lo, l.intensity);
-        x_hi = std::max(x_hi, l.intensity);
+        x_hi = std::max(x_hi, kPointRightExtent * l.intensity);
       }
       const double attained = Attained(l);
       if (attained > 0) {

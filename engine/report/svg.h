@@ -66,8 +66,8 @@ struct RooflineAxes {
 };
 
 // The ranges RenderRooflineSvg uses: the options' explicit ranges where set;
-// otherwise whole decades enclosing, on x, the non-view layers' positive
-// intensities, the ridge points and 3x the largest ridge point; on y, the
+// otherwise whole decades enclosing, on x, the plotted layers' positive
+// intensities, the ridge points, and 3x the largest of them; on y, the
 // layers' positive attained FLOP/s and 1.8x the highest peak. At least 2
 // decades per axis, at most 8 (x) and 9 (y) below the top.
 RooflineAxes ChooseRooflineAxes(const std::vector<const Analysis*>& analyses,
