@@ -44,6 +44,13 @@ class Converter {
       opsets_[domain] = opset.version();
     }
     graph_.name = model_.graph().name();
+    // Weightless graphs (the zoo's, traced by tools/trace_zoo.py) mark their
+    // initializers external on purpose; a missing data file is expected.
+    for (const auto& prop : model_.metadata_props()) {
+      if (prop.key() == "ridgeline.weightless" && prop.value() == "1") {
+        weightless_ = true;
+      }
+    }
     Scope root;
     if (absl::Status s = AddGraphInputs(model_.graph(), &root); !s.ok()) {
       return s;
@@ -148,7 +155,7 @@ class Converter {
         std::filesystem::path p =
             std::filesystem::path(base_dir_) / entry.value();
         std::error_code ec;
-        if (!std::filesystem::exists(p, ec) &&
+        if (!weightless_ && !std::filesystem::exists(p, ec) &&
             missing_external_.insert(entry.value()).second) {
           graph_.warnings.push_back(fmt::format("external data file '{}' is missing; weights are analyzed from their shapes only", entry.value()));
         }
@@ -337,6 +344,7 @@ class Converter {
   absl::flat_hash_set<std::string> used_node_names_;
   std::string scope_prefix_;
   int node_counter_ = 0;
+  bool weightless_ = false;
 };
 
 }  // namespace

@@ -29,7 +29,7 @@ struct Result {
   std::string err;
 };
 
-Result Run(const std::vector<std::string>& args) {
+Result RunCli(const std::vector<std::string>& args) {
   std::ostringstream out, err;
   Result r;
   r.code = AnalyzeMain(args, out, err);
@@ -61,18 +61,18 @@ std::filesystem::path TempDir() {
 }
 
 TEST(CliFeatures, ListZooListsLlamaDecode) {
-  const Result r = Run({"--list-zoo"});
+  const Result r = RunCli({"--list-zoo"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(Contains(r.out, "llama-3.1-8b-decode")) << r.out;
   EXPECT_TRUE(Contains(r.out, "resnet50")) << r.out;
 }
 
 TEST(CliFeatures, ListZooTakesNoModel) {
-  EXPECT_EQ(Run({"--list-zoo", "m.onnx"}).code, 1);
+  EXPECT_EQ(RunCli({"--list-zoo", "m.onnx"}).code, 1);
 }
 
 TEST(CliFeatures, UsageListsTheNewFlags) {
-  const Result r = Run({"--help"});
+  const Result r = RunCli({"--help"});
   ASSERT_EQ(r.code, 0);
   for (const char* flag :
        {"--list-zoo", "--zoo NAME", "--whole-model", "--mlsysim", "--sweep",
@@ -84,7 +84,7 @@ TEST(CliFeatures, UsageListsTheNewFlags) {
 
 TEST(CliFeatures, ZooEntryNeedsNoModelFileAndReportsItsName) {
   const Result r =
-      Run({"--zoo", "resnet50", "--hw", "h100", "--format", "json"});
+      RunCli({"--zoo", "resnet50", "--hw", "h100", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["model"], "zoo:resnet50");
@@ -93,14 +93,14 @@ TEST(CliFeatures, ZooEntryNeedsNoModelFileAndReportsItsName) {
 }
 
 TEST(CliFeatures, UnknownZooEntryIsAnInputError) {
-  const Result r = Run({"--zoo", "no-such-model", "--hw", "h100"});
+  const Result r = RunCli({"--zoo", "no-such-model", "--hw", "h100"});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(Contains(r.err, "analyze: error:")) << r.err;
   EXPECT_TRUE(Contains(r.err, "no-such-model")) << r.err;
 }
 
 TEST(CliFeatures, ModelAndZooTogetherIsAUsageError) {
-  EXPECT_EQ(Run({"m.onnx", "--zoo", "resnet50", "--hw", "h100"}).code, 1);
+  EXPECT_EQ(RunCli({"m.onnx", "--zoo", "resnet50", "--hw", "h100"}).code, 1);
 }
 
 // mlsysim's published figure (engine/WHOLE_MODEL.md): ResNet-50 on A100,
@@ -110,7 +110,7 @@ TEST(CliFeatures, ModelAndZooTogetherIsAUsageError) {
 // (0.5 x 312e12) = 0.02628 ms (memory-bound); overhead = 50 layers x 10 us
 // + 15 us dispatch = 0.515 ms; latency = 0.02762 + 0.515 = 0.5426 ms.
 TEST(CliFeatures, MlsysimWholeModelReproducesResNet50OnA100) {
-  const Result r = Run({"--zoo", "resnet50", "--hw", "a100", "--mlsysim",
+  const Result r = RunCli({"--zoo", "resnet50", "--hw", "a100", "--mlsysim",
                         "--whole-model", "--precision", "fp16", "--format",
                         "json"});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -130,13 +130,13 @@ TEST(CliFeatures, MlsysimWholeModelReproducesResNet50OnA100) {
 
 TEST(CliFeatures, WholeModelTextShowsBothLevels) {
   const Result r =
-      Run({"--zoo", "resnet50", "--hw", "a100", "--whole-model"});
+      RunCli({"--zoo", "resnet50", "--hw", "a100", "--whole-model"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(Contains(r.out, "lumped")) << r.out;
 }
 
 TEST(CliFeatures, BatchSweepHasOneRowPerPoint) {
-  const Result r = Run({"--zoo", "resnet50", "--hw", "h100", "--sweep",
+  const Result r = RunCli({"--zoo", "resnet50", "--hw", "h100", "--sweep",
                         "batch=1,2,4", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -152,23 +152,23 @@ TEST(CliFeatures, BatchSweepHasOneRowPerPoint) {
 }
 
 TEST(CliFeatures, HardwareSweepTextNamesEveryDevice) {
-  const Result r = Run({"--zoo", "resnet50", "--hw", "a100", "--precision",
+  const Result r = RunCli({"--zoo", "resnet50", "--hw", "a100", "--precision",
                         "fp16", "--sweep", "hw=a100,h100,h200"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(Contains(r.out, "h200")) << r.out;
 }
 
 TEST(CliFeatures, MalformedSweepIsAUsageError) {
-  EXPECT_EQ(Run({"--zoo", "resnet50", "--hw", "h100", "--sweep", "foo=1"})
+  EXPECT_EQ(RunCli({"--zoo", "resnet50", "--hw", "h100", "--sweep", "foo=1"})
                 .code,
             1);
 }
 
 TEST(CliFeatures, FuseAllSavesTimeAndKeepsLayersUnfused) {
   const Result plain =
-      Run({"--zoo", "resnet50", "--hw", "h100", "--format", "json"});
+      RunCli({"--zoo", "resnet50", "--hw", "h100", "--format", "json"});
   ASSERT_EQ(plain.code, 0) << plain.err;
-  const Result r = Run({"--zoo", "resnet50", "--hw", "h100", "--fuse", "all",
+  const Result r = RunCli({"--zoo", "resnet50", "--hw", "h100", "--fuse", "all",
                         "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json p = nlohmann::json::parse(plain.out);
@@ -183,12 +183,12 @@ TEST(CliFeatures, FuseAllSavesTimeAndKeepsLayersUnfused) {
 
 TEST(CliFeatures, BadFuseValueIsAUsageError) {
   EXPECT_EQ(
-      Run({"--zoo", "resnet50", "--hw", "h100", "--fuse", "everything"}).code,
+      RunCli({"--zoo", "resnet50", "--hw", "h100", "--fuse", "everything"}).code,
       1);
 }
 
 TEST(CliFeatures, Int8WeightsShrinkTheModel) {
-  const Result r = Run({"--zoo", "resnet50", "--hw", "h100", "--precision",
+  const Result r = RunCli({"--zoo", "resnet50", "--hw", "h100", "--precision",
                         "fp16", "--weights", "int8", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -199,14 +199,14 @@ TEST(CliFeatures, Int8WeightsShrinkTheModel) {
 }
 
 TEST(CliFeatures, WhatIfTableHasTheBestRow) {
-  const Result r = Run({"--zoo", "resnet50", "--hw", "h100", "--what-if"});
+  const Result r = RunCli({"--zoo", "resnet50", "--hw", "h100", "--what-if"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(Contains(r.out, "best")) << r.out;
 }
 
 TEST(CliFeatures, HtmlReportWithTwoRoofs) {
   const std::string path = (TempDir() / "report.html").string();
-  const Result r = Run({"--zoo", "resnet50", "--hw", "a100,h100", "--format",
+  const Result r = RunCli({"--zoo", "resnet50", "--hw", "a100,h100", "--format",
                         "html", "-o", path});
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string html = ReadFile(path);
@@ -216,7 +216,7 @@ TEST(CliFeatures, HtmlReportWithTwoRoofs) {
 
 TEST(CliFeatures, SvgIsThePlotAlone) {
   const std::string path = (TempDir() / "roof.svg").string();
-  const Result r = Run({kFixtures + "tiny_cnn.onnx", "--hw", "h100",
+  const Result r = RunCli({kFixtures + "tiny_cnn.onnx", "--hw", "h100",
                         "--format", "svg", "-o", path});
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string svg = ReadFile(path);
@@ -229,7 +229,7 @@ const std::string kProfile = kFixtures + "profiles/small_cnn_disabled.json";
 
 TEST(CliFeatures, MeasuredAddsMeasuredAndRatioPerLayer) {
   if (!std::filesystem::exists(kProfile)) GTEST_SKIP() << kProfile;
-  const Result r = Run({kSmallCnn, "--hw", "epyc-9654", "--measured",
+  const Result r = RunCli({kSmallCnn, "--hw", "epyc-9654", "--measured",
                         kProfile, "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -246,26 +246,26 @@ TEST(CliFeatures, MeasuredAddsMeasuredAndRatioPerLayer) {
 TEST(CliFeatures, MeasuredTextAndFitWritesAReadableDevice) {
   if (!std::filesystem::exists(kProfile)) GTEST_SKIP() << kProfile;
   const std::string fitted = (TempDir() / "fitted.json").string();
-  const Result r = Run({kSmallCnn, "--hw", "epyc-9654", "--measured",
+  const Result r = RunCli({kSmallCnn, "--hw", "epyc-9654", "--measured",
                         kProfile, "--fit", "--fit-out", fitted});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(Contains(r.out, "measured")) << r.out;
   absl::StatusOr<engine::Hardware> hw = engine::LoadHardwareFile(fitted);
   ASSERT_TRUE(hw.ok()) << hw.status();
   // The fitted file is usable as --hw-file.
-  EXPECT_EQ(Run({kSmallCnn, "--hw-file", fitted}).code, 0);
+  EXPECT_EQ(RunCli({kSmallCnn, "--hw-file", fitted}).code, 0);
 }
 
 TEST(CliFeatures, FitNeedsMeasuredAndFitOut) {
-  EXPECT_EQ(Run({kSmallCnn, "--hw", "h100", "--fit"}).code, 1);
-  EXPECT_EQ(Run({kSmallCnn, "--hw", "h100", "--measured", kProfile, "--fit"})
+  EXPECT_EQ(RunCli({kSmallCnn, "--hw", "h100", "--fit"}).code, 1);
+  EXPECT_EQ(RunCli({kSmallCnn, "--hw", "h100", "--measured", kProfile, "--fit"})
                 .code,
             1);
 }
 
 TEST(CliFeatures, MissingProfileIsAnInputErrorNamingIt) {
   const Result r =
-      Run({kSmallCnn, "--hw", "h100", "--measured", "/nonexistent/p.json"});
+      RunCli({kSmallCnn, "--hw", "h100", "--measured", "/nonexistent/p.json"});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(Contains(r.err, "/nonexistent/p.json")) << r.err;
 }

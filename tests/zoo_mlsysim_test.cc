@@ -17,14 +17,14 @@
 namespace ridgeline {
 namespace {
 
-struct Run {
+struct MlsysimRun {
   engine::Analysis analysis;
   engine::WholeModelResult whole;
 };
 
 // Imports entry `name` at `batch`, analyzes on `hw` at fp16 with mlsysim's
 // assumptions, and computes the mlsysim whole-model estimate.
-absl::StatusOr<Run> Mlsysim(const std::string& name, const std::string& hw,
+absl::StatusOr<MlsysimRun> Mlsysim(const std::string& name, const std::string& hw,
                             int64_t batch) {
   absl::StatusOr<zoo::ModelEntry> entry = testing::SourceEntry(name);
   if (!entry.ok()) return entry.status();
@@ -39,7 +39,7 @@ absl::StatusOr<Run> Mlsysim(const std::string& name, const std::string& hw,
   absl::StatusOr<engine::WholeModelResult> w =
       engine::WholeModel(*a, zoo::MlsysimOptions(*entry, dims));
   if (!w.ok()) return w.status();
-  return Run{*std::move(a), *w};
+  return MlsysimRun{*std::move(a), *w};
 }
 
 void ExpectWithin(double actual, double expected, double fraction) {
@@ -49,7 +49,7 @@ void ExpectWithin(double actual, double expected, double fraction) {
 // Our ResNet-50 counts 4,089,184,256 MACs and 25,530,472 parameters
 // (BatchNorm folded), within 1% of mlsysim's 4.1e9 and 25.6e6.
 TEST(ZooMlsysim, ResNet50CountsAreMlsysims) {
-  absl::StatusOr<Run> r = Mlsysim("resnet50", "a100-80gb-sxm", 1);
+  absl::StatusOr<MlsysimRun> r = Mlsysim("resnet50", "a100-80gb-sxm", 1);
   ASSERT_TRUE(r.ok()) << r.status();
   ExpectWithin(r->analysis.summary.macs, 4.1e9, 0.01);
   ExpectWithin(static_cast<double>(r->analysis.summary.params), 25.6e6, 0.01);
@@ -58,7 +58,7 @@ TEST(ZooMlsysim, ResNet50CountsAreMlsysims) {
 // A100 fp16 batch 1: memory-bound, 0.543 ms, 1843 img/s, intensity 72.8,
 // MFU 2.4%.
 TEST(ZooMlsysim, ResNet50A100Batch1) {
-  absl::StatusOr<Run> r = Mlsysim("resnet50", "a100-80gb-sxm", 1);
+  absl::StatusOr<MlsysimRun> r = Mlsysim("resnet50", "a100-80gb-sxm", 1);
   ASSERT_TRUE(r.ok()) << r.status();
   const engine::WholeModelResult& w = r->whole;
   EXPECT_EQ(w.bound, engine::Bound::kMemory);
@@ -72,7 +72,7 @@ TEST(ZooMlsysim, ResNet50A100Batch1) {
 
 // A100 fp16 batch 2: intensity 133.5, compute-bound.
 TEST(ZooMlsysim, ResNet50A100Batch2) {
-  absl::StatusOr<Run> r = Mlsysim("resnet50", "a100-80gb-sxm", 2);
+  absl::StatusOr<MlsysimRun> r = Mlsysim("resnet50", "a100-80gb-sxm", 2);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->whole.bound, engine::Bound::kCompute);
   ExpectWithin(r->whole.intensity, 133.5, 0.01);
@@ -81,8 +81,8 @@ TEST(ZooMlsysim, ResNet50A100Batch2) {
 // A100 fp16 batch 256: compute-bound, 7.24 ms, MFU 46.4%, throughput 19.2x
 // batch 1's.
 TEST(ZooMlsysim, ResNet50A100Batch256) {
-  absl::StatusOr<Run> r1 = Mlsysim("resnet50", "a100-80gb-sxm", 1);
-  absl::StatusOr<Run> r = Mlsysim("resnet50", "a100-80gb-sxm", 256);
+  absl::StatusOr<MlsysimRun> r1 = Mlsysim("resnet50", "a100-80gb-sxm", 1);
+  absl::StatusOr<MlsysimRun> r = Mlsysim("resnet50", "a100-80gb-sxm", 256);
   ASSERT_TRUE(r1.ok()) << r1.status();
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->whole.bound, engine::Bound::kCompute);
@@ -94,7 +94,7 @@ TEST(ZooMlsysim, ResNet50A100Batch256) {
 
 // H100 fp16 batch 1: 1898 img/s.
 TEST(ZooMlsysim, ResNet50H100Batch1) {
-  absl::StatusOr<Run> r = Mlsysim("resnet50", "h100-sxm", 1);
+  absl::StatusOr<MlsysimRun> r = Mlsysim("resnet50", "h100-sxm", 1);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->whole.bound, engine::Bound::kMemory);
   ExpectWithin(r->whole.throughput_per_s, 1898, 0.01);
@@ -147,7 +147,7 @@ TEST(ZooMlsysim, ResNet50CrossoverBatch) {
 // T_memory 8.66 ms, T_compute 0.10 ms, intensity 0.91. Ops = 2 x
 // 8,030,261,248 params x 1 token.
 TEST(ZooMlsysim, LlamaDecodeA100Batch1) {
-  absl::StatusOr<Run> r = Mlsysim("llama-3.1-8b-decode", "a100-80gb-sxm", 1);
+  absl::StatusOr<MlsysimRun> r = Mlsysim("llama-3.1-8b-decode", "a100-80gb-sxm", 1);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->analysis.summary.params, 8030261248);
   const engine::WholeModelResult& w = r->whole;
@@ -165,7 +165,7 @@ TEST(ZooMlsysim, LlamaDecodeA100Batch1) {
 TEST(ZooMlsysim, LayerLevelIsNeverBelowLumped) {
   for (const char* name : {"resnet50", "llama-3.1-8b-decode", "bert-base"}) {
     SCOPED_TRACE(name);
-    absl::StatusOr<Run> r = Mlsysim(name, "a100-80gb-sxm", 1);
+    absl::StatusOr<MlsysimRun> r = Mlsysim(name, "a100-80gb-sxm", 1);
     ASSERT_TRUE(r.ok()) << r.status();
     absl::StatusOr<engine::WholeModelResult> lumped =
         engine::WholeModel(r->analysis, engine::WholeModelOptions{});

@@ -41,6 +41,7 @@ const ShapeRegistry& DefaultShapeRegistry() {
     RegisterSequenceShapes(r);
     RegisterMiscShapes(r);
     RegisterContribShapes(r);
+    RegisterMlShapes(r);
     RegisterConstantFolding(r);
     return r;
   }();

@@ -58,6 +58,7 @@ void RegisterQuantizeShapes(ShapeRegistry* registry);
 void RegisterSequenceShapes(ShapeRegistry* registry);
 void RegisterMiscShapes(ShapeRegistry* registry);
 void RegisterContribShapes(ShapeRegistry* registry);
+void RegisterMlShapes(ShapeRegistry* registry);
 // Constant folding over small integer/float tensors (const_eval.cc).
 void RegisterConstantFolding(ShapeRegistry* registry);
 

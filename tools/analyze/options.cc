@@ -201,7 +201,7 @@ absl::Status SetSwitch(bool* b) {
 constexpr Flag kFlags[] = {
     {"--hw", "NAME",
      "device from the built-in zoo (key, name or alias, any case; see "
-     "--list-hw)",
+     "--list-hw); a,b: html/svg draw every roof, the tables use the first",
      ApplyHw},
     {"--hw-file", "FILE.json",
      "load a device description (same JSON as zoo/hardware/*.json); used "
