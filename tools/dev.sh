@@ -16,6 +16,7 @@ APT_PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler libabsl-dev libboost-graph-dev
   libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   python3 python3-onnx python3-numpy libonnx-testdata
+  chromium chromium-driver
 )
 
 install_deps() {
