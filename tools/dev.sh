@@ -44,7 +44,7 @@ case "${1:-}" in
   build) install_deps; build ;;
   demo)
     install_deps; build
-    "$BUILD/tools/analyze" "$ROOT/tests/fixtures/tiny_cnn.onnx" --hw h100
+    "$BUILD/tools/analyze" --zoo resnet50 --hw h100
     ;;
   test)
     install_deps; build
