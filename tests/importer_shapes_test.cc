@@ -199,6 +199,25 @@ TEST(ImporterShapesTest, ResolvesOpset18Forms) {
   EXPECT_EQ(Dims(g, "padded"), (graph::Dims{2, 6, 5}));
   // Resize with axes [2] and scale 2: floor(5 * 2) = 10.
   EXPECT_EQ(Dims(g, "resized"), (graph::Dims{2, 3, 10}));
+  // Resize to sizes [6,6] on axes [1,2] keeping the aspect ratio: the scales
+  // are 6/3 = 2 and 6/5 = 1.2. not_larger takes 1.2: round(3 * 1.2) = 4,
+  // round(5 * 1.2) = 6; not_smaller takes 2: 6 and 10.
+  EXPECT_EQ(Dims(g, "not_larger"), (graph::Dims{2, 4, 6}));
+  EXPECT_EQ(Dims(g, "not_smaller"), (graph::Dims{2, 6, 10}));
+  EXPECT_EQ(Dims(g, "grouped"), (graph::Dims{2, 3, 5}));
+  // CenterCropPad of axis 2 to 4.
+  EXPECT_EQ(Dims(g, "cropped"), (graph::Dims{2, 3, 4}));
+}
+
+TEST(ImporterShapesTest, ResolvesOpset20Forms) {
+  graph::Graph g = Import("opset20.onnx");
+  EXPECT_TRUE(g.unresolved.empty());
+  // DFT of a real signal [1,8,1] along axis 1 (an input from opset 20),
+  // onesided: 8 / 2 + 1 = 5 bins, complex last dim 2.
+  EXPECT_EQ(Dims(g, "spectrum"), (graph::Dims{1, 5, 2}));
+  EXPECT_EQ(Dims(g, "gelu"), (graph::Dims{1, 8, 1}));
+  // AffineGrid for size [N=2, C=3, H=4, W=5]: [2, 4, 5, 2].
+  EXPECT_EQ(Dims(g, "grid"), (graph::Dims{2, 4, 5, 2}));
 }
 
 TEST(ImporterShapesTest, UnknownOpsStayUnresolvedWithReason) {
