@@ -6,6 +6,7 @@
 //   build/bench/llama_bench                 # both benchmarks
 //   build/bench/llama_bench --peak-rss-child MODEL.onnx   # internal
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>

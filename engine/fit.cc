@@ -13,9 +13,15 @@ namespace {
 
 constexpr int kRefineRounds = 20;
 
+double Lookup(const absl::flat_hash_map<std::string, double>& map,
+              const std::string& key, double fallback) {
+  auto it = map.find(key);
+  return it == map.end() ? fallback : it->second;
+}
+
 struct Scales {
-  double a = 0;  // 1 / e_c; 0 = no compute term (not identified)
-  double b = 0;  // 1 / e_m; 0 = no memory term
+  double a = 0;  // 1 / e_c
+  double b = 0;  // 1 / e_m
 };
 
 double Predict(const FitSample& s, const Scales& k) {
@@ -31,31 +37,45 @@ double Sse(const std::vector<FitSample>& samples, const Scales& k) {
   return sse;
 }
 
-// Least-squares scale of y ~ scale * x, clamped to [1, max_scale]; 0 when
-// sum(x^2) is 0. Sets *clamped when the unconstrained value was outside.
-double ClampedScale(double sum_yx, double sum_xx, double max_scale,
-                    bool* clamped) {
-  if (sum_xx <= 0) return 0;
+// One fitted scale: the least-squares y ~ scale * x over the samples bound
+// by that term, clamped to [1, max_scale]; the fallback when no sample is.
+struct Scale {
+  double value = 0;
+  bool fitted = false;
+  bool clamped = false;
+};
+
+Scale FitScale(double sum_yx, double sum_xx, double max_scale,
+               double fallback) {
+  if (sum_xx <= 0) return {fallback, false, false};
   double scale = sum_yx / sum_xx;
   double bounded = std::clamp(scale, 1.0, max_scale);
-  *clamped = bounded != scale;
-  return bounded;
+  return {bounded, true, bounded != scale};
 }
 
 struct Candidate {
-  Scales scales;
-  bool a_clamped = false;
-  bool b_clamped = false;
+  Scale a;
+  Scale b;
   double sse = std::numeric_limits<double>::infinity();
+  Scales scales() const { return {a.value, b.value}; }
 };
+
+struct Bounds {
+  double max_scale = 1000;  // 1 / min_efficiency
+  double fallback_a = 2;    // 1 / the fallback compute efficiency
+  double fallback_b = 1;    // 1 / the fallback memory efficiency
+};
+
+bool ComputeBound(const FitSample& s, const Scales& k) {
+  return s.compute_s > 0 && k.a * s.compute_s >= k.b * s.memory_s;
+}
 
 // Refits a and b on the classification that `k` induces.
 Candidate Refit(const std::vector<FitSample>& samples, const Scales& k,
-                double max_scale) {
+                const Bounds& bounds) {
   double yc = 0, cc = 0, ym = 0, mm = 0;
   for (const FitSample& s : samples) {
-    bool compute = k.a * s.compute_s >= k.b * s.memory_s && s.compute_s > 0;
-    if (compute) {
+    if (ComputeBound(s, k)) {
       yc += s.measured_s * s.compute_s;
       cc += s.compute_s * s.compute_s;
     } else {
@@ -64,16 +84,17 @@ Candidate Refit(const std::vector<FitSample>& samples, const Scales& k,
     }
   }
   Candidate c;
-  c.scales.a = ClampedScale(yc, cc, max_scale, &c.a_clamped);
-  c.scales.b = ClampedScale(ym, mm, max_scale, &c.b_clamped);
-  c.sse = Sse(samples, c.scales);
+  c.a = FitScale(yc, cc, bounds.max_scale, bounds.fallback_a);
+  c.b = FitScale(ym, mm, bounds.max_scale, bounds.fallback_b);
+  c.sse = Sse(samples, c.scales());
   return c;
 }
 
 }  // namespace
 
 RoofFit FitRoof(const std::vector<FitSample>& all_samples,
-                double min_efficiency) {
+                double min_efficiency, double fallback_compute_efficiency,
+                double fallback_memory_efficiency) {
   RoofFit fit;
   // A sample with neither FLOPs nor bytes says nothing about either roof.
   std::vector<FitSample> samples;
@@ -81,7 +102,11 @@ RoofFit FitRoof(const std::vector<FitSample>& all_samples,
     if (s.compute_s > 0 || s.memory_s > 0) samples.push_back(s);
   }
   if (samples.empty()) return fit;
-  const double max_scale = 1 / std::clamp(min_efficiency, 1e-12, 1.0);
+  const double min_eff = std::clamp(min_efficiency, 1e-12, 1.0);
+  Bounds bounds;
+  bounds.max_scale = 1 / min_eff;
+  bounds.fallback_a = 1 / std::clamp(fallback_compute_efficiency, min_eff, 1.0);
+  bounds.fallback_b = 1 / std::clamp(fallback_memory_efficiency, min_eff, 1.0);
   // Sort by c / m: memory-bound layers first.
   std::vector<size_t> order(samples.size());
   std::iota(order.begin(), order.end(), 0);
@@ -113,31 +138,46 @@ RoofFit FitRoof(const std::vector<FitSample>& all_samples,
     no_flops += s.compute_s <= 0 ? 1 : 0;
     no_bytes += s.memory_s <= 0 ? 1 : 0;
   }
-  Candidate best;
-  for (size_t k = no_flops; k + no_bytes <= n; ++k) {  // first k memory-bound
+  auto split = [&](size_t k) {  // the first k memory-bound
     Candidate c;
-    c.scales.a = ClampedScale(yc[k], cc[k], max_scale, &c.a_clamped);
-    c.scales.b = ClampedScale(ym[k], mm[k], max_scale, &c.b_clamped);
-    c.sse = Sse(samples, c.scales);
+    c.a = FitScale(yc[k], cc[k], bounds.max_scale, bounds.fallback_a);
+    c.b = FitScale(ym[k], mm[k], bounds.max_scale, bounds.fallback_b);
+    c.sse = Sse(samples, c.scales());
+    return c;
+  };
+  // On ties (e.g. one sample, which either term fits exactly) the split the
+  // engine's own efficiencies give wins: it is tried first.
+  size_t engine_split = no_flops;
+  while (engine_split + no_bytes < n &&
+         !ComputeBound(samples[order[engine_split]],
+                       {bounds.fallback_a, bounds.fallback_b})) {
+    ++engine_split;
+  }
+  Candidate best = split(engine_split);
+  for (size_t k = no_flops; k + no_bytes <= n; ++k) {
+    Candidate c = split(k);
     if (c.sse < best.sse) best = c;
   }
+  // Reclassify and refit: the first round is taken on a tie too, so that
+  // the scales reported are the ones fitted on the samples they bound.
   for (int round = 0; round < kRefineRounds; ++round) {
-    Candidate next = Refit(samples, best.scales, max_scale);
-    if (!(next.sse < best.sse)) break;
+    Candidate next = Refit(samples, best.scales(), bounds);
+    if (round == 0 ? !(next.sse <= best.sse) : !(next.sse < best.sse)) break;
     best = next;
   }
+  // Report the classification of the chosen scales, and an efficiency only
+  // when it was fitted on samples that it bounds.
   for (const FitSample& s : samples) {
-    bool compute = best.scales.a * s.compute_s >= best.scales.b * s.memory_s &&
-                   s.compute_s > 0;
-    (compute ? fit.compute_bound : fit.memory_bound) += 1;
+    (ComputeBound(s, best.scales()) ? fit.compute_bound : fit.memory_bound) +=
+        1;
   }
-  if (best.scales.a > 0 && fit.compute_bound > 0) {
-    fit.compute_efficiency = 1 / best.scales.a;
-    fit.compute_clamped = best.a_clamped;
+  if (best.a.fitted && fit.compute_bound > 0) {
+    fit.compute_efficiency = 1 / best.a.value;
+    fit.compute_clamped = best.a.clamped;
   }
-  if (best.scales.b > 0 && fit.memory_bound > 0) {
-    fit.memory_efficiency = 1 / best.scales.b;
-    fit.memory_clamped = best.b_clamped;
+  if (best.b.fitted && fit.memory_bound > 0) {
+    fit.memory_efficiency = 1 / best.b.value;
+    fit.memory_clamped = best.b.clamped;
   }
   fit.sse_s2 = best.sse;
   return fit;
@@ -208,7 +248,11 @@ absl::StatusOr<FitResult> FitEfficiencies(const Analysis& analysis,
       }
       continue;
     }
-    f.fit = FitRoof(g.samples, options.min_efficiency);
+    f.fit = FitRoof(g.samples, options.min_efficiency,
+                    Lookup(analysis.hardware.compute_efficiency_by_op, op,
+                           a.compute_efficiency),
+                    Lookup(analysis.hardware.memory_efficiency_by_op, op,
+                           a.memory_efficiency));
     double sq_before = 0, sq_after = 0;
     for (size_t i = 0; i < g.samples.size(); ++i) {
       const FitSample& s = g.samples[i];

@@ -18,7 +18,11 @@
 // true max-form error wins, then a few reclassify-and-refit rounds polish it.
 // For exact data (measured = max(c/e_c, m/e_m) + t) the fit recovers e_c
 // and e_m exactly. An efficiency is reported only when at least one layer is
-// bound by it under the fit (else the data says nothing about it).
+// bound by it under the fit (else the data says nothing about it); while
+// fitting, such a term keeps the efficiency the engine would use (the
+// hardware's per-op value or the analysis' global one), never dropping the
+// roof. Data faster than a roof (tensors served from cache on a CPU) clamps
+// that efficiency at 1 and is flagged.
 // Layers whose measured time does not exceed the tax (overhead-dominated),
 // views, unknown ops, layers the analysis skipped and fused multi-layer
 // units are left out.
@@ -55,8 +59,12 @@ struct RoofFit {
   double sse_s2 = 0;  // sum of squared errors, seconds^2
 };
 
-// The least-squares max-form fit described above, on raw samples.
-RoofFit FitRoof(const std::vector<FitSample>& samples, double min_efficiency);
+// The least-squares max-form fit described above, on raw samples. A term
+// that bounds no sample keeps its fallback efficiency (the one the engine
+// would use for that op type) during the fit and is not reported.
+RoofFit FitRoof(const std::vector<FitSample>& samples, double min_efficiency,
+                double fallback_compute_efficiency = 0.5,
+                double fallback_memory_efficiency = 1.0);
 
 struct FitOptions {
   double min_efficiency = 0.001;

@@ -169,9 +169,8 @@ absl::Status ValidateFusionPlan(const graph::Graph& graph,
     }
     for (int m : group.members) {
       if (m < 0 || m >= num_nodes) {
-        return absl::InvalidArgumentError(
-            fmt::format("group '{}' names node {} of {}", group.name, m,
-                        num_nodes));
+        return absl::InvalidArgumentError(fmt::format(
+            "group '{}' names node {} of {}", group.name, m, num_nodes));
       }
       if (owner[m] >= 0) {
         return absl::InvalidArgumentError(fmt::format(
@@ -255,8 +254,7 @@ absl::Status ValidateFusionPlan(const graph::Graph& graph,
             plan.groups[v].name));
       }
     }
-    return absl::InvalidArgumentError(
-        "the graph of fusion groups has a cycle");
+    return absl::InvalidArgumentError("the graph of fusion groups has a cycle");
   }
   return absl::OkStatus();
 }

@@ -3,8 +3,8 @@
 //
 //   absl::StatusOr<engine::FusionKinds> kinds =
 //       engine::ParseFusionKinds("epilogue,attention");       // --fuse
-//   absl::StatusOr<engine::FusionPlan> plan = engine::PlanFusion(graph, *kinds);
-//   absl::StatusOr<engine::FusionResult> fused =
+//   absl::StatusOr<engine::FusionPlan> plan = engine::PlanFusion(graph,
+//   *kinds); absl::StatusOr<engine::FusionResult> fused =
 //       engine::ApplyFusion(analysis, *plan, graph, pricer);
 //
 // A group costs the sum of its members' FLOPs, only the bytes of the tensors
@@ -118,7 +118,7 @@ struct GroupResult {
   std::vector<int> member_nodes;
   std::vector<std::string> members;  // node names (op type if unnamed)
   std::vector<std::string> member_ops;
-  double flops = 0;  // sum of the members' FLOPs (unchanged by fusion)
+  double flops = 0;          // sum of the members' FLOPs (unchanged by fusion)
   double bytes_unfused = 0;  // sum of the members' bytes
   double bytes_read = 0;     // fused: tensors entering the group
   double bytes_written = 0;  // fused: tensors leaving the group
@@ -127,9 +127,9 @@ struct GroupResult {
   double latency_unfused_s = 0;  // sum of the members' latencies
   double t_compute_s = 0;
   double t_memory_s = 0;
-  double t_overhead_s = 0;  // one per-layer tax
-  double latency_s = 0;     // max(t_compute, t_memory) + t_overhead
-  double saved_s = 0;       // latency_unfused_s - latency_s
+  double t_overhead_s = 0;             // one per-layer tax
+  double latency_s = 0;                // max(t_compute, t_memory) + t_overhead
+  double saved_s = 0;                  // latency_unfused_s - latency_s
   Bound bound_unfused = Bound::kNone;  // of the members' summed times
   Bound bound = Bound::kNone;
   // The roofline side alone (compute or memory: the larger of the two
@@ -166,6 +166,10 @@ struct FusionResult {
   // roofline.
   std::vector<BoundFlip> group_flips;
   std::vector<BoundFlip> layer_flips;
+  // Planned groups left unpriced because a member's layer was skipped by the
+  // analysis (unresolved shape or counter error): their members stay
+  // unfused in every total.
+  std::vector<std::string> skipped_groups;
   double flops_per_mac = 2;  // the FLOP convention of `flops`
 };
 

@@ -4,10 +4,10 @@
 #include <vector>
 
 #include "engine/fusion.h"
-#include "engine/precision.h"
-#include "engine/precision_pricer.h"
 #include "engine/fusion/op_sets.h"
 #include "engine/fusion/roofline_price.h"
+#include "engine/precision.h"
+#include "engine/precision_pricer.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine {
@@ -43,9 +43,9 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
   for (size_t i = 0; i < unfused.layers.size(); ++i) {
     const int node = unfused.layers[i].node;
     if (node < 0 || node >= static_cast<int>(graph.nodes().size())) {
-      return absl::InvalidArgumentError(fmt::format(
-          "layer '{}' names node {}, which the graph does not have",
-          unfused.layers[i].name, node));
+      return absl::InvalidArgumentError(
+          fmt::format("layer '{}' names node {}, which the graph does not have",
+                      unfused.layers[i].name, node));
     }
     layer_of[node] = static_cast<int>(i);
   }
@@ -62,6 +62,15 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
   result.kernels = result.kernels_unfused;
 
   for (const FusionGroup& group : plan.groups) {
+    bool skipped = false;
+    for (int m : group.members) {
+      const int li = layer_of[m];
+      if (li >= 0 && unfused.layers[li].skipped) skipped = true;
+    }
+    if (skipped) {
+      result.skipped_groups.push_back(group.name);
+      continue;
+    }
     GroupResult g;
     g.name = group.name;
     g.kind = group.kind;
@@ -88,9 +97,10 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
       t_overhead_unfused += layer.t_overhead_s;
       if (!IsView(layer)) ++member_kernels;
     }
-    g.bound_unfused =
-        fusion::BoundOf(t_compute_unfused, t_memory_unfused, t_overhead_unfused);
-    g.roof_bound_unfused = fusion::BoundOf(t_compute_unfused, t_memory_unfused, 0);
+    g.bound_unfused = fusion::BoundOf(t_compute_unfused, t_memory_unfused,
+                                      t_overhead_unfused);
+    g.roof_bound_unfused =
+        fusion::BoundOf(t_compute_unfused, t_memory_unfused, 0);
 
     const GroupBoundary boundary = ComputeGroupBoundary(graph, group.members);
     for (int t : boundary.inputs) {

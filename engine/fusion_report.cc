@@ -86,9 +86,15 @@ std::string RenderFusionText(const FusionResult& result,
       FormatTime(result.saved_s), FormatSpeedup(result.speedup));
   out += fmt::format("kernels  unfused {}  fused {}\n", result.kernels_unfused,
                      result.kernels);
-  out += fmt::format("bytes    unfused {}  fused {}\n",
-                     FormatBytes(result.bytes_unfused),
-                     FormatBytes(result.bytes));
+  out +=
+      fmt::format("bytes    unfused {}  fused {}\n",
+                  FormatBytes(result.bytes_unfused), FormatBytes(result.bytes));
+  if (!result.skipped_groups.empty()) {
+    out += fmt::format(
+        "not priced: {} groups with a layer the analysis skipped (left "
+        "unfused)\n",
+        result.skipped_groups.size());
+  }
   if (result.group_flips.empty()) {
     out +=
         "bound flips memory -> compute: none (roofline terms, per-layer tax "
@@ -169,6 +175,7 @@ nlohmann::json FusionSummaryJson(const FusionResult& result) {
       {"saved_s", result.saved_s},
       {"speedup", result.speedup},
       {"flips", flips},
+      {"skipped_groups", result.skipped_groups},
   };
 }
 

@@ -33,7 +33,7 @@ nlohmann::json FusionGroupsJson(const FusionResult& result);
 
 // {"kinds","flops_per_mac","groups","kernels_unfused","kernels",
 //  "bytes_unfused","bytes","latency_unfused_s","latency_s","saved_s",
-//  "speedup","flips":[{"group","layer","from","to"}]}
+//  "speedup","flips":[{"group","layer","from","to"}],"skipped_groups":[...]}
 // "flips" lists the groups (layer "") and the member layers that go from
 // memory-bound to compute-bound.
 nlohmann::json FusionSummaryJson(const FusionResult& result);

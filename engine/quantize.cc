@@ -34,16 +34,15 @@ bool IsDefaultDomain(const graph::Node& node) {
 // the analysis count them).
 bool IsWeightTensor(const graph::Graph& graph, const graph::Tensor& tensor) {
   if (tensor.is_weight()) return true;
-  return tensor.producer >= 0 &&
-         IsDefaultDomain(graph.node(tensor.producer)) &&
+  return tensor.producer >= 0 && IsDefaultDomain(graph.node(tensor.producer)) &&
          graph.node(tensor.producer).op_type == "Constant";
 }
 
 bool IsMatrixOp(const graph::Node& node) {
   static const absl::flat_hash_set<std::string>* const kOps =
       new absl::flat_hash_set<std::string>{
-          "Conv", "ConvTranspose", "Gemm", "MatMul", "Gather", "Einsum",
-          "FusedMatMul", "FusedConv", "FusedGemm"};
+          "Conv",   "ConvTranspose", "Gemm",      "MatMul",   "Gather",
+          "Einsum", "FusedMatMul",   "FusedConv", "FusedGemm"};
   return kOps->contains(node.op_type);
 }
 
@@ -91,8 +90,8 @@ std::optional<KvSlots> ContribKvSlots(const graph::Node& node) {
 bool CarriesKv(const graph::Node& node) {
   static const absl::flat_hash_set<std::string>* const kOps =
       new absl::flat_hash_set<std::string>{
-          "Concat", "Reshape", "Squeeze",  "Unsqueeze", "Flatten",
-          "Identity", "Transpose", "Expand", "Cast",     "Slice"};
+          "Concat",   "Reshape",   "Squeeze", "Unsqueeze", "Flatten",
+          "Identity", "Transpose", "Expand",  "Cast",      "Slice"};
   return IsDefaultDomain(node) && kOps->contains(node.op_type);
 }
 
@@ -117,13 +116,12 @@ double OutputChannels(const graph::Graph& graph, int tensor_index) {
       if (node.Input(1) == tensor_index) return static_cast<double>(d.back());
     } else if (node.op_type == "Gemm" || node.op_type == "FusedGemm") {
       if (node.Input(1) == tensor_index && d.size() == 2) {
-        return static_cast<double>(node.GetInt("transB", 0) != 0 ? d[0]
-                                                                 : d[1]);
+        return static_cast<double>(node.GetInt("transB", 0) != 0 ? d[0] : d[1]);
       }
     } else if (node.op_type == "ConvTranspose") {
       if (d.size() >= 2) {
-        return static_cast<double>(d[1] * std::max<int64_t>(
-                                              1, node.GetInt("group", 1)));
+        return static_cast<double>(
+            d[1] * std::max<int64_t>(1, node.GetInt("group", 1)));
       }
     }
   }
@@ -136,10 +134,10 @@ std::string QuantizeOptionsName(const QuantizeOptions& options) {
   if (!options.any()) return "as stored";
   std::vector<std::string> parts;
   if (!options.weights.empty()) {
-    parts.push_back(options.weights == "int4"
-                        ? fmt::format("weights int4 (g{})",
-                                      options.int4_group_size)
-                        : fmt::format("weights {}", options.weights));
+    parts.push_back(
+        options.weights == "int4"
+            ? fmt::format("weights int4 (g{})", options.int4_group_size)
+            : fmt::format("weights {}", options.weights));
   }
   if (!options.activations.empty()) {
     parts.push_back(fmt::format("activations {}", options.activations));
@@ -152,11 +150,18 @@ std::string QuantizeOptionsName(const QuantizeOptions& options) {
 
 bool IsQuantizedModel(const graph::Graph& graph, std::string* why) {
   static const absl::flat_hash_set<std::string>* const kQuantizedOps =
-      new absl::flat_hash_set<std::string>{
-          "QLinearConv",     "QLinearMatMul",  "ConvInteger",
-          "MatMulInteger",   "MatMulNBits",    "MatMulBnb4",
-          "QGemm",           "QAttention",     "DynamicQuantizeMatMul",
-          "MatMulIntegerToFloat", "GatherBlockQuantized", "QOrderedMatMul"};
+      new absl::flat_hash_set<std::string>{"QLinearConv",
+                                           "QLinearMatMul",
+                                           "ConvInteger",
+                                           "MatMulInteger",
+                                           "MatMulNBits",
+                                           "MatMulBnb4",
+                                           "QGemm",
+                                           "QAttention",
+                                           "DynamicQuantizeMatMul",
+                                           "MatMulIntegerToFloat",
+                                           "GatherBlockQuantized",
+                                           "QOrderedMatMul"};
   auto found = [&](std::string text) {
     if (why != nullptr) *why = std::move(text);
     return true;
@@ -169,8 +174,8 @@ bool IsQuantizedModel(const graph::Graph& graph, std::string* why) {
     if (node.op_type == "DequantizeLinear" && node.Input(0) >= 0 &&
         IsWeightTensor(graph, graph.tensor(node.Input(0)))) {
       return found(fmt::format(
-          "node '{}' dequantizes the stored weight '{}' (QDQ model)",
-          node.name, graph.tensor(node.Input(0)).name));
+          "node '{}' dequantizes the stored weight '{}' (QDQ model)", node.name,
+          graph.tensor(node.Input(0)).name));
     }
   }
   for (size_t i = 0; i < graph.tensors().size(); ++i) {
@@ -206,8 +211,7 @@ absl::Status QuantizedModelError(const graph::Graph& graph) {
 
 absl::Status ValidateQuantizeOptions(const graph::Graph& graph,
                                      const QuantizeOptions& options) {
-  if (!options.weights.empty() &&
-      !OneOf(options.weights, kWeightChoices)) {
+  if (!options.weights.empty() && !OneOf(options.weights, kWeightChoices)) {
     return absl::InvalidArgumentError(fmt::format(
         "--weights: unknown precision '{}' (expected int8|int4|fp8|fp16|bf16)",
         options.weights));
@@ -301,8 +305,8 @@ QuantizedPricer::QuantizedPricer(const graph::Graph& graph,
         element_bytes_[i] = 1 + options_.scale_bytes * channels / elements;
       } else if (options_.weights == "int4") {
         const double groups =
-            channels *
-            std::ceil(per_channel / static_cast<double>(options_.int4_group_size));
+            channels * std::ceil(per_channel /
+                                 static_cast<double>(options_.int4_group_size));
         const double per_group =
             options_.scale_bytes + (options_.int4_zero_points ? 0.5 : 0);
         element_bytes_[i] = 0.5 + per_group * groups / elements;
@@ -361,10 +365,9 @@ std::string MathPrecision(const QuantizeOptions& options,
   return act;
 }
 
-absl::StatusOr<QuantizeResult> AnalyzeQuantized(const graph::Graph& graph,
-                                                const Hardware& hardware,
-                                                const AnalyzeOptions& base,
-                                                const QuantizeOptions& options) {
+absl::StatusOr<QuantizeResult> AnalyzeQuantized(
+    const graph::Graph& graph, const Hardware& hardware,
+    const AnalyzeOptions& base, const QuantizeOptions& options) {
   if (absl::Status s = ValidateQuantizeOptions(graph, options); !s.ok()) {
     return s;
   }
@@ -438,7 +441,8 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(const graph::Graph& graph,
             !seen.insert(t).second) {
           continue;
         }
-        result.kv_bytes_before += before_pricer.TensorBytes(graph, graph.tensor(t));
+        result.kv_bytes_before +=
+            before_pricer.TensorBytes(graph, graph.tensor(t));
         result.kv_bytes += pricer.TensorBytes(graph, graph.tensor(t));
       }
     }

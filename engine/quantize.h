@@ -58,9 +58,9 @@
 namespace ridgeline::engine {
 
 struct QuantizeOptions {
-  std::string weights;      // "" (as stored) or int8|int4|fp8|fp16
-  std::string activations;  // "" (as stored) or int8|fp8|fp16
-  std::string kv_cache;     // "" (follows activations) or int8|fp8|fp16
+  std::string weights;            // "" (as stored) or int8|int4|fp8|fp16
+  std::string activations;        // "" (as stored) or int8|fp8|fp16
+  std::string kv_cache;           // "" (follows activations) or int8|fp8|fp16
   int64_t int4_group_size = 128;  // elements per int4 scale
   bool int4_zero_points = false;  // asymmetric int4: a 4-bit zero per group
   double scale_bytes = 2;         // bytes of one scale (fp16)
@@ -141,10 +141,10 @@ struct QuantizedLayer {
 
 struct QuantizeResult {
   QuantizeOptions options;
-  std::string math_precision;   // the peak key used after
-  std::string peak_before;      // the peak key used before
-  Analysis before;              // the model as stored (with the base options)
-  Analysis after;               // re-priced; render it like any analysis
+  std::string math_precision;  // the peak key used after
+  std::string peak_before;     // the peak key used before
+  Analysis before;             // the model as stored (with the base options)
+  Analysis after;              // re-priced; render it like any analysis
   // The pricer `after` was priced with (pass it to ApplyFusion).
   std::shared_ptr<const QuantizedPricer> pricer;
   std::vector<QuantizedLayer> layers;  // topological order, views left out

@@ -54,16 +54,15 @@ std::string RenderQuantizeText(const QuantizeResult& result,
                      "after", "saved", "bound");
   for (size_t i = 0; i < shown; ++i) {
     const QuantizedLayer& l = result.layers[order[i]];
-    out += fmt::format(
-        "{:<{}} {:<14} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n",
-        Elide(l.name, kNameWidth), kNameWidth, Elide(l.op_type, 14),
-        FormatBytes(l.bytes_before), FormatBytes(l.bytes),
-        FormatTime(l.latency_before_s), FormatTime(l.latency_s),
-        FormatTime(l.saved_s),
-        l.bound_before == l.bound
-            ? std::string(BoundName(l.bound))
-            : fmt::format("{}->{}", BoundName(l.bound_before),
-                          BoundName(l.bound)));
+    out += fmt::format("{:<{}} {:<14} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n",
+                       Elide(l.name, kNameWidth), kNameWidth,
+                       Elide(l.op_type, 14), FormatBytes(l.bytes_before),
+                       FormatBytes(l.bytes), FormatTime(l.latency_before_s),
+                       FormatTime(l.latency_s), FormatTime(l.saved_s),
+                       l.bound_before == l.bound
+                           ? std::string(BoundName(l.bound))
+                           : fmt::format("{}->{}", BoundName(l.bound_before),
+                                         BoundName(l.bound)));
   }
   if (shown < order.size()) {
     double bytes_before = 0, bytes = 0, before = 0, after = 0;

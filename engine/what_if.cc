@@ -25,7 +25,8 @@ QuantizeOptions Quant(std::string weights, std::string activations,
 
 std::string ScenarioName(const FusionKinds& fuse, const QuantizeOptions& q) {
   std::vector<std::string> parts;
-  if (fuse.any()) parts.push_back(fmt::format("fuse {}", FusionKindsName(fuse)));
+  if (fuse.any())
+    parts.push_back(fmt::format("fuse {}", FusionKindsName(fuse)));
   if (q.any()) parts.push_back(QuantizeOptionsName(q));
   if (parts.empty()) return "as stored";
   return fmt::format("{}", fmt::join(parts, " + "));
@@ -47,7 +48,8 @@ Priced Price(const graph::Graph& graph, const Hardware& hardware,
     p.ok = true;
     p.latency_s = as_stored.summary.latency_s;
     if (plan != nullptr) {
-      absl::StatusOr<FusionResult> f = ApplyFusion(as_stored, *plan, graph, base);
+      absl::StatusOr<FusionResult> f =
+          ApplyFusion(as_stored, *plan, graph, base);
       if (!f.ok()) {
         p.ok = false;
         p.note = std::string(MessageOf(f.status()));
@@ -79,9 +81,10 @@ Priced Price(const graph::Graph& graph, const Hardware& hardware,
 
 }  // namespace
 
-absl::StatusOr<std::vector<WhatIfRow>> RunWhatIf(
-    const graph::Graph& graph, const Hardware& hardware,
-    const AnalyzeOptions& base, const WhatIfOptions& options) {
+absl::StatusOr<std::vector<WhatIfRow>> RunWhatIf(const graph::Graph& graph,
+                                                 const Hardware& hardware,
+                                                 const AnalyzeOptions& base,
+                                                 const WhatIfOptions& options) {
   absl::StatusOr<Analysis> as_stored = Analyze(graph, hardware, base);
   if (!as_stored.ok()) return as_stored.status();
   const double reference = as_stored->summary.latency_s;
@@ -195,7 +198,8 @@ absl::StatusOr<std::vector<WhatIfRow>> RunWhatIf(
 
 std::string RenderWhatIfText(const std::vector<WhatIfRow>& rows) {
   size_t width = 8;
-  for (const WhatIfRow& row : rows) width = std::max(width, row.scenario.size());
+  for (const WhatIfRow& row : rows)
+    width = std::max(width, row.scenario.size());
   std::string out = fmt::format("{:<{}} {:>10} {:>9}\n", "scenario", width,
                                 "latency", "speed-up");
   for (const WhatIfRow& row : rows) {

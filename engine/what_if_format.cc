@@ -12,8 +12,8 @@ namespace {
 std::string Si(double value, std::string_view unit) {
   if (!std::isfinite(value)) return "n/a";
   if (value == 0) return fmt::format("0 {}", unit);
-  static constexpr const char* kPrefixes[] = {"p", "n", "u", "m", "",
-                                              "k", "M", "G", "T", "P", "E"};
+  static constexpr const char* kPrefixes[] = {"p", "n", "u", "m", "", "k",
+                                              "M", "G", "T", "P", "E"};
   int exponent = static_cast<int>(std::floor(std::log10(std::fabs(value)) / 3));
   exponent = std::max(-4, std::min(6, exponent));
   double mantissa = value / std::pow(1000.0, exponent);
@@ -25,8 +25,8 @@ std::string Si(double value, std::string_view unit) {
   const int decimals = std::fabs(mantissa) >= 100  ? 0
                        : std::fabs(mantissa) >= 10 ? 1
                                                    : 2;
-  return fmt::format("{:.{}f} {}{}", mantissa, decimals, kPrefixes[exponent + 4],
-                     unit);
+  return fmt::format("{:.{}f} {}{}", mantissa, decimals,
+                     kPrefixes[exponent + 4], unit);
 }
 
 }  // namespace

@@ -255,9 +255,10 @@ std::string FormatWholeModelComparison(
     out += "\n";
   }
   out +=
-      "  Layer-level time is a sum of per-layer max(T_compute, T_memory); a "
-      "sum of per-layer maxima is never below the max of the sums, so it is "
-      "never below the lumped estimate (same overhead).\n";
+      "  Layer-level >= lumped: a sum of per-layer maxima is never below the "
+      "max of the sums\n"
+      "  (each layer pays max(T_compute, T_memory); the lumped estimate "
+      "assumes all traffic overlaps all compute).\n";
   const Precision* precision = FindPrecision(a.peak_precision);
   for (const WholeModelResult& r : estimates) {
     if (r.method != WholeModelMethod::kMlsysim) continue;

@@ -168,9 +168,8 @@ TEST(ApplyFusionTest, AttentionSavesTheScoreTraffic) {
   graph::Graph g = b.Finish();
   const AnalyzeOptions options = ToyOptions(0);
   Analysis unfused = *Analyze(g, ToyDevice(), options);
-  FusionResult r =
-      *ApplyFusion(unfused, *PlanFusion(g, *ParseFusionKinds("attention")), g,
-                   options);
+  FusionResult r = *ApplyFusion(
+      unfused, *PlanFusion(g, *ParseFusionKinds("attention")), g, options);
   ASSERT_EQ(r.groups.size(), 1u);
   EXPECT_DOUBLE_EQ(r.groups[0].bytes, 1284);
   // Unfused: transpose 256 + 256 (512); qk 256 + 256 + 512 (1024); div

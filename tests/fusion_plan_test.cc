@@ -195,8 +195,7 @@ graph::Graph AttentionPattern(bool scores_escape = false) {
   b.Node("qk", "MatMul", {q, kt}, {s});
   b.Node("scale", "Div", {s, scale}, {s2});
   b.Node("mask", "Add", {s2, mask}, {s3});
-  b.Node("softmax", "Softmax", {s3}, {p},
-         Attrs({{"axis", int64_t{-1}}}));
+  b.Node("softmax", "Softmax", {s3}, {p}, Attrs({{"axis", int64_t{-1}}}));
   b.Node("av", "MatMul", {p, v}, {o});
   b.Output(o);
   if (scores_escape) b.Output(p);  // attention probabilities also returned
@@ -214,8 +213,7 @@ TEST(PlanFusionTest, AttentionPatternNeverWritesScores) {
   // Reads Q, K, V (1*2*8*4*4 = 256 B each), the mask (1*1*8*8*4 = 256 B)
   // and the scale (4 B); writes O (256 B): 1284 B. None of the four
   // 1*2*8*8*4 = 512 B score tensors is written or read.
-  EXPECT_DOUBLE_EQ(BoundaryBytes(g, group.members),
-                   3 * 256 + 256 + 4 + 256);
+  EXPECT_DOUBLE_EQ(BoundaryBytes(g, group.members), 3 * 256 + 256 + 4 + 256);
   const GroupBoundary boundary = ComputeGroupBoundary(g, group.members);
   for (int t : boundary.outputs) EXPECT_EQ(g.tensor(t).name, "o");
 }
@@ -316,7 +314,8 @@ TEST(PlanFusionTest, IntermediateConsumedOutsideIsWritten) {
   ASSERT_EQ(plan.groups.size(), 1u);
   EXPECT_EQ(MemberNames(g, plan.groups[0]),
             (std::vector<std::string>{"add", "relu"}));
-  const GroupBoundary boundary = ComputeGroupBoundary(g, plan.groups[0].members);
+  const GroupBoundary boundary =
+      ComputeGroupBoundary(g, plan.groups[0].members);
   ASSERT_EQ(boundary.outputs.size(), 2u);
   // Reads x (256 B) and c (256 B); writes t (256 B, read by the MatMul) and
   // r (256 B): 1024 B.

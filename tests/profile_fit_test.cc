@@ -65,6 +65,36 @@ TEST(FitRoofTest, FasterThanTheRoofIsClampedToOne) {
   EXPECT_TRUE(fit.memory_clamped);
 }
 
+TEST(FitRoofTest, CacheSpeedKeepsTheMemoryRoof) {
+  // A layer with a little compute (c = 1 us) that ran in 0.3 ms although its
+  // bytes need 1 ms at the DRAM bandwidth (its tensors were in cache). The
+  // memory roof cannot be dropped: e_m is clamped at 1, and no compute
+  // efficiency is claimed (nothing is compute-bound).
+  std::vector<FitSample> s = {
+      {.compute_s = 1e-6, .memory_s = 1e-3, .measured_s = 3e-4}};
+  RoofFit fit = FitRoof(s, 0.001, /*fallback_compute_efficiency=*/0.5,
+                        /*fallback_memory_efficiency=*/1.0);
+  EXPECT_FALSE(fit.compute_efficiency.has_value());
+  ASSERT_TRUE(fit.memory_efficiency.has_value());
+  EXPECT_DOUBLE_EQ(*fit.memory_efficiency, 1.0);
+  EXPECT_TRUE(fit.memory_clamped);
+  EXPECT_EQ(fit.memory_bound, 1);
+  // The prediction stays at the roof: (0.3 ms - 1 ms)^2.
+  EXPECT_NEAR(fit.sse_s2, 0.7e-3 * 0.7e-3, 1e-15);
+}
+
+TEST(FitRoofTest, TiesKeepTheEnginesOwnBound) {
+  // One layer either term fits exactly: c = 10 us, m = 300 us, measured
+  // 400 us. With the engine's efficiencies (0.5, 1) it is memory-bound
+  // (20 us < 300 us), so the fit explains it by memory: e_m = 300 / 400.
+  std::vector<FitSample> s = {
+      {.compute_s = 10e-6, .memory_s = 300e-6, .measured_s = 400e-6}};
+  RoofFit fit = FitRoof(s, 0.001, 0.5, 1.0);
+  EXPECT_FALSE(fit.compute_efficiency.has_value());
+  ASSERT_TRUE(fit.memory_efficiency.has_value());
+  EXPECT_NEAR(*fit.memory_efficiency, 0.75, 1e-12);
+}
+
 TEST(FitRoofTest, VerySlowIsClampedToTheMinimum) {
   // 10000x the roof time with min efficiency 0.001: clamped to 0.001.
   std::vector<FitSample> s = {

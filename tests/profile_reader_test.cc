@@ -352,6 +352,21 @@ TEST(OrtProfileTest, WithoutModelRunEventsRunsAreInferred) {
   EXPECT_FALSE(p->warnings.empty());
 }
 
+TEST(OrtProfileTest, UnnamedNodesAreNamedByOpAndIndex) {
+  // ORT writes "_kernel_time" for a node without a name; args.node_index
+  // (a string) gives its position: "Relu_3", like the importer's names.
+  auto p = ParseProfileJson(R"([
+      {"cat": "Node", "name": "_kernel_time", "ts": 0, "dur": 4,
+       "args": {"op_name": "Relu", "node_index": "3"}},
+      {"cat": "Node", "name": "_kernel_time", "ts": 5, "dur": 6,
+       "args": {"op_name": "Add"}}
+  ])",
+                            "unnamed.json");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_THAT(Names(*p), ElementsAreArray({"Relu_3", "Add_unnamed"}));
+  EXPECT_THAT(p->warnings, ::testing::Contains(HasSubstr("unnamed")));
+}
+
 TEST(OrtProfileTest, EventsOutsideRunsAreIgnoredWithAWarning) {
   auto p = ParseProfileJson(R"([
       {"cat": "Session", "name": "model_run", "ts": 0, "dur": 10},

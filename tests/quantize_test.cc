@@ -2,10 +2,11 @@
 // what_if_graphs.h (fp16/fp32 1 TFLOP/s, int8/fp8 2 TOP/s, 100 GB/s,
 // efficiencies 1, no taxes). Expected bytes are worked out by hand in the
 // comments.
+#include "engine/quantize.h"
+
 #include <string>
 #include <vector>
 
-#include "engine/quantize.h"
 #include "engine/quantize_report.h"
 #include "engine/what_if.h"
 #include "gtest/gtest.h"
@@ -14,11 +15,11 @@
 namespace ridgeline::engine {
 namespace {
 
+using graph::DType;
 using ::ridgeline::testing::Attrs;
 using ::ridgeline::testing::GraphBuilder;
 using ::ridgeline::testing::ToyDevice;
 using ::ridgeline::testing::ToyOptions;
-using graph::DType;
 
 // A decode-shaped fp16 projection: x[1,256] @ W[256,512] -> y[1,512].
 graph::Graph Gemv(DType dtype = DType::kFloat16, int64_t rows = 1) {
@@ -159,7 +160,8 @@ graph::Graph KvStep() {
   int present = b.Value("present.0.key", {1, 2, 17, 4}, DType::kFloat16);
   int kt = b.Value("kt", {1, 2, 4, 17}, DType::kFloat16);
   int s = b.Value("scores", {1, 2, 1, 17}, DType::kFloat16);
-  b.Node("append", "Concat", {past, k}, {present}, Attrs({{"axis", int64_t{2}}}));
+  b.Node("append", "Concat", {past, k}, {present},
+         Attrs({{"axis", int64_t{2}}}));
   b.Node("k_t", "Transpose", {present}, {kt},
          Attrs({{"perm", std::vector<int64_t>{0, 1, 3, 2}}}));
   b.Node("qk", "MatMul", {q, kt}, {s});
@@ -256,8 +258,10 @@ TEST(IsQuantizedModelTest, RecognizesQdqAndMatMulNBits) {
   int bq = nbits.Weight("b_q4", {32, 1, 32}, DType::kUInt8);
   int sc = nbits.Weight("scales", {32}, DType::kFloat16);
   int yn = nbits.Value("y", {1, 32}, DType::kFloat16);
-  graph::Node mnb = Attrs({{"K", int64_t{64}}, {"N", int64_t{32}},
-                           {"bits", int64_t{4}}, {"block_size", int64_t{64}}});
+  graph::Node mnb = Attrs({{"K", int64_t{64}},
+                           {"N", int64_t{32}},
+                           {"bits", int64_t{4}},
+                           {"block_size", int64_t{64}}});
   mnb.domain = "com.microsoft";
   nbits.Node("q4", "MatMulNBits", {xn, bq, sc}, {yn}, mnb);
   nbits.Output(yn);

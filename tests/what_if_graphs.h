@@ -70,8 +70,8 @@ inline engine::Hardware ToyDevice() {
   engine::Hardware hw;
   hw.key = "toy";
   hw.name = "Toy device";
-  hw.peak_flops_per_s = {{"fp32", 1e12}, {"fp16", 1e12}, {"int8", 2e12},
-                         {"fp8", 2e12}};
+  hw.peak_flops_per_s = {
+      {"fp32", 1e12}, {"fp16", 1e12}, {"int8", 2e12}, {"fp8", 2e12}};
   hw.memory_bandwidth_bytes_per_s = 1e11;
   hw.memory_capacity_bytes = 1e9;
   hw.dispatch_tax_s = 0;

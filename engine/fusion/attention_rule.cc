@@ -63,7 +63,8 @@ bool FindScoreChain(const RuleContext& context, const GroupBuilder& builder,
 }
 
 bool IsScalarScale(const graph::Graph& graph, const graph::Node& node) {
-  if (!(node.domain.empty() && (node.op_type == "Mul" || node.op_type == "Div"))) {
+  if (!(node.domain.empty() &&
+        (node.op_type == "Mul" || node.op_type == "Div"))) {
     return false;
   }
   const int b = node.Input(1);

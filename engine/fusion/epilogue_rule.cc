@@ -127,7 +127,8 @@ void GrowEpilogue(const RuleContext& context, GroupBuilder& builder,
 void ApplyEpilogueRule(const RuleContext& context, GroupBuilder& builder) {
   const graph::Graph& graph = context.graph();
   for (int n : graph.topological_order()) {
-    if (!IsEpilogueAnchor(graph.node(n)) || !Free(context, builder, n)) continue;
+    if (!IsEpilogueAnchor(graph.node(n)) || !Free(context, builder, n))
+      continue;
     GrowEpilogue(context, builder, n);
   }
 }

@@ -24,25 +24,32 @@ bool In(const OpSet& set, const graph::Node& node) {
 
 // Unary activations and math, default domain.
 const OpSet& UnaryOps() {
-  static const OpSet* const kOps = new OpSet{
-      "Abs",       "Neg",        "Exp",      "Log",      "Sqrt",
-      "Reciprocal", "Relu",      "LeakyRelu", "Elu",     "Selu",
-      "Celu",      "Sigmoid",    "HardSigmoid", "HardSwish", "Tanh",
-      "Erf",       "Gelu",       "Softplus", "Softsign", "Mish",
-      "Clip",      "Floor",      "Ceil",     "Round",    "Sign",
-      "Sin",       "Cos",        "Not",      "Cast",     "CastLike",
-      "IsNaN",     "IsInf",      "ThresholdedRelu", "Shrink", "Swish"};
+  static const OpSet* const kOps =
+      new OpSet{"Abs",         "Neg",       "Exp",
+                "Log",         "Sqrt",      "Reciprocal",
+                "Relu",        "LeakyRelu", "Elu",
+                "Selu",        "Celu",      "Sigmoid",
+                "HardSigmoid", "HardSwish", "Tanh",
+                "Erf",         "Gelu",      "Softplus",
+                "Softsign",    "Mish",      "Clip",
+                "Floor",       "Ceil",      "Round",
+                "Sign",        "Sin",       "Cos",
+                "Not",         "Cast",      "CastLike",
+                "IsNaN",       "IsInf",     "ThresholdedRelu",
+                "Shrink",      "Swish"};
   return *kOps;
 }
 
 // Binary / variadic / ternary elementwise ops with broadcasting.
 const OpSet& BroadcastOps() {
-  static const OpSet* const kOps = new OpSet{
-      "Add",     "Sub",   "Mul",     "Div",       "Pow",
-      "Max",     "Min",   "Sum",     "Mean",      "Mod",
-      "PRelu",   "Equal", "Less",    "LessOrEqual", "Greater",
-      "GreaterOrEqual", "And", "Or", "Xor",       "Where",
-      "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitwiseNot"};
+  static const OpSet* const kOps =
+      new OpSet{"Add",       "Sub",         "Mul",       "Div",
+                "Pow",       "Max",         "Min",       "Sum",
+                "Mean",      "Mod",         "PRelu",     "Equal",
+                "Less",      "LessOrEqual", "Greater",   "GreaterOrEqual",
+                "And",       "Or",          "Xor",       "Where",
+                "BitShift",  "BitwiseAnd",  "BitwiseOr", "BitwiseXor",
+                "BitwiseNot"};
   return *kOps;
 }
 
@@ -54,24 +61,29 @@ const OpSet& ContribElementwiseOps() {
 }
 
 const OpSet& NormOps() {
-  static const OpSet* const kOps = new OpSet{
-      "BatchNormalization", "LayerNormalization", "RMSNormalization",
-      "InstanceNormalization", "GroupNormalization", "Softmax", "LogSoftmax"};
+  static const OpSet* const kOps =
+      new OpSet{"BatchNormalization", "LayerNormalization",
+                "RMSNormalization",   "InstanceNormalization",
+                "GroupNormalization", "Softmax",
+                "LogSoftmax"};
   return *kOps;
 }
 
 const OpSet& ContribNormOps() {
-  static const OpSet* const kOps = new OpSet{
-      "SimplifiedLayerNormalization", "SkipLayerNormalization",
-      "SkipSimplifiedLayerNormalization", "LayerNormalization",
-      "GroupNorm", "SkipGroupNorm"};
+  static const OpSet* const kOps = new OpSet{"SimplifiedLayerNormalization",
+                                             "SkipLayerNormalization",
+                                             "SkipSimplifiedLayerNormalization",
+                                             "LayerNormalization",
+                                             "GroupNorm",
+                                             "SkipGroupNorm"};
   return *kOps;
 }
 
 const OpSet& ReduceOps() {
-  static const OpSet* const kOps = new OpSet{
-      "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceSumSquare",
-      "ReduceL2",   "ReduceL1",  "ReduceLogSumExp", "ReduceProd"};
+  static const OpSet* const kOps =
+      new OpSet{"ReduceMean", "ReduceSum",       "ReduceMax",
+                "ReduceMin",  "ReduceSumSquare", "ReduceL2",
+                "ReduceL1",   "ReduceLogSumExp", "ReduceProd"};
   return *kOps;
 }
 
@@ -90,23 +102,42 @@ bool IsPureView(const graph::Node& node) {
 }
 
 bool IsEpilogueAnchor(const graph::Node& node) {
-  static const OpSet* const kDefault = new OpSet{
-      "Conv", "ConvTranspose", "Gemm", "MatMul", "QLinearConv",
-      "QLinearMatMul", "ConvInteger", "MatMulInteger"};
-  static const OpSet* const kContrib = new OpSet{
-      "FusedMatMul", "MatMulNBits", "QLinearConv", "FusedConv",
-      "MatMulIntegerToFloat", "DynamicQuantizeMatMul", "FusedGemm"};
+  static const OpSet* const kDefault =
+      new OpSet{"Conv",        "ConvTranspose", "Gemm",        "MatMul",
+                "QLinearConv", "QLinearMatMul", "ConvInteger", "MatMulInteger"};
+  static const OpSet* const kContrib =
+      new OpSet{"FusedMatMul", "MatMulNBits",          "QLinearConv",
+                "FusedConv",   "MatMulIntegerToFloat", "DynamicQuantizeMatMul",
+                "FusedGemm"};
   if (IsDefaultDomain(node)) return In(*kDefault, node);
   return IsMicrosoft(node) && In(*kContrib, node);
 }
 
 bool IsEpilogueOp(const graph::Node& node) {
-  static const OpSet* const kOps = new OpSet{
-      "Add",     "Sub",        "Mul",       "Div",       "BatchNormalization",
-      "Relu",    "LeakyRelu",  "PRelu",     "Elu",       "Selu",
-      "Celu",    "Clip",       "Sigmoid",   "HardSigmoid", "HardSwish",
-      "Tanh",    "Gelu",       "Erf",       "Softplus",  "Mish",
-      "Swish",   "Cast",       "QuantizeLinear", "DequantizeLinear"};
+  static const OpSet* const kOps = new OpSet{"Add",
+                                             "Sub",
+                                             "Mul",
+                                             "Div",
+                                             "BatchNormalization",
+                                             "Relu",
+                                             "LeakyRelu",
+                                             "PRelu",
+                                             "Elu",
+                                             "Selu",
+                                             "Celu",
+                                             "Clip",
+                                             "Sigmoid",
+                                             "HardSigmoid",
+                                             "HardSwish",
+                                             "Tanh",
+                                             "Gelu",
+                                             "Erf",
+                                             "Softplus",
+                                             "Mish",
+                                             "Swish",
+                                             "Cast",
+                                             "QuantizeLinear",
+                                             "DequantizeLinear"};
   if (IsPureView(node)) return true;
   if (IsDefaultDomain(node)) return In(*kOps, node);
   return IsMicrosoft(node) &&
@@ -123,9 +154,9 @@ bool IsElementwiseGroupOp(const graph::Node& node) {
     if (In(ReduceOps(), node)) return node.GetInt("keepdims", 1) != 0;
     return false;
   }
-  return IsMicrosoft(node) && (In(ContribElementwiseOps(), node) ||
-                               In(ContribNormOps(), node) ||
-                               In(QdqOps(), node));
+  return IsMicrosoft(node) &&
+         (In(ContribElementwiseOps(), node) || In(ContribNormOps(), node) ||
+          In(QdqOps(), node));
 }
 
 bool IsScoreOp(const graph::Node& node) {
@@ -140,19 +171,22 @@ bool IsAttentionMatMul(const graph::Node& node) {
 }
 
 bool IsContribAttention(const graph::Node& node) {
-  static const OpSet* const kOps = new OpSet{
-      "Attention", "MultiHeadAttention", "GroupQueryAttention",
-      "PackedAttention", "PackedMultiHeadAttention",
-      "DecoderMaskedMultiHeadAttention", "DecoderMaskedSelfAttention",
-      "SparseAttention"};
+  static const OpSet* const kOps = new OpSet{"Attention",
+                                             "MultiHeadAttention",
+                                             "GroupQueryAttention",
+                                             "PackedAttention",
+                                             "PackedMultiHeadAttention",
+                                             "DecoderMaskedMultiHeadAttention",
+                                             "DecoderMaskedSelfAttention",
+                                             "SparseAttention"};
   return IsMicrosoft(node) && In(*kOps, node);
 }
 
 bool IsAttentionLayoutOp(const graph::Node& node) {
   if (IsPureView(node)) return true;
-  return IsDefaultDomain(node) && (node.op_type == "Transpose" ||
-                                   node.op_type == "Expand" ||
-                                   node.op_type == "Cast");
+  return IsDefaultDomain(node) &&
+         (node.op_type == "Transpose" || node.op_type == "Expand" ||
+          node.op_type == "Cast");
 }
 
 }  // namespace ridgeline::engine::fusion

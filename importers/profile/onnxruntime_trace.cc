@@ -26,6 +26,19 @@ bool EndsWith(std::string_view s, std::string_view suffix) {
          s.substr(s.size() - suffix.size()) == suffix;
 }
 
+// args.node_index: a string of digits in ORT's profiles (or a number).
+std::optional<std::string> NodeIndex(const nlohmann::json& args) {
+  auto it = args.find("node_index");
+  if (it == args.end()) return std::nullopt;
+  if (it->is_number_integer()) return std::to_string(it->get<int64_t>());
+  if (!it->is_string()) return std::nullopt;
+  std::string s = it->get<std::string>();
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return s;
+}
+
 struct KernelEvent {
   std::string name;
   std::string op_type;
@@ -58,6 +71,7 @@ absl::StatusOr<graph::MeasuredProfile> ParseOnnxRuntimeTrace(
   std::vector<KernelEvent> kernels;
   std::vector<Interval> runs;
   int64_t other_node_events = 0;
+  int64_t unnamed = 0;
   for (size_t i = 0; i < root.size(); ++i) {
     const nlohmann::json& event = root[i];
     EventRef ref{origin, "", i, &event};
@@ -110,6 +124,14 @@ absl::StatusOr<graph::MeasuredProfile> ParseOnnxRuntimeTrace(
     kernel.op_type = *op_type;
     kernel.provider =
         profile_internal::OptionalString(**args, "provider").value_or("");
+    if (kernel.name.empty()) {
+      // An unnamed node: name it "<op>_<node index>", the name ridgeline's
+      // importer gives unnamed nodes (their position in the graph).
+      std::optional<std::string> index = NodeIndex(**args);
+      kernel.name = index ? fmt::format("{}_{}", kernel.op_type, *index)
+                          : fmt::format("{}_unnamed", kernel.op_type);
+      ++unnamed;
+    }
     kernels.push_back(std::move(kernel));
   }
   if (kernels.empty()) {
@@ -121,6 +143,12 @@ absl::StatusOr<graph::MeasuredProfile> ParseOnnxRuntimeTrace(
 
   graph::MeasuredProfile profile;
   profile.path = std::string(origin);
+  if (unnamed > 0) {
+    profile.warnings.push_back(
+        fmt::format("{}: {} kernel event(s) of unnamed nodes were named "
+                    "\"<op>_<args.node_index>\"",
+                    origin, unnamed));
+  }
   profile.source_format = graph::kOnnxRuntimeProfileFormat;
   profile_internal::RunAccumulator acc;
   int64_t runs_in_trace = 0;

@@ -5,7 +5,9 @@
 // - cat "Node" events whose name ends in "_kernel_time": one node execution;
 //   "dur" (microseconds, required), "ts" (microseconds, required),
 //   args.op_name (required), args.provider (optional). The node name is the
-//   event name without the suffix. Other "Node" events (the
+//   event name without the suffix; an unnamed node is named
+//   "<op_name>_<args.node_index>", as ridgeline's importer names unnamed
+//   nodes (by position). Other "Node" events (the
 //   "_fence_before"/"_fence_after" markers of older versions) are ignored.
 // - cat "Session" events named "model_run": one whole run each. A node event
 //   belongs to the run whose [ts, ts + dur] contains its ts. Without any

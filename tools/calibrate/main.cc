@@ -59,6 +59,10 @@ int main(int argc, char** argv) {
       fmt::print("{}", kUsage);
       return 0;
     }
+    if (flag != "-o" && flag != "--seconds" && flag != "--threads" &&
+        flag != "--array-mb" && flag != "--key") {
+      return Usage(fmt::format("unknown flag {}", flag));
+    }
     if (i + 1 >= argc) return Usage(fmt::format("{} needs a value", flag));
     const char* value = argv[++i];
     double number = 0;
@@ -83,11 +87,9 @@ int main(int argc, char** argv) {
         return Usage("--array-mb must be a number in [1, 65536]");
       }
       options.array_bytes = static_cast<size_t>(number * (1 << 20));
-    } else if (flag == "--key") {
+    } else {  // --key
       options.key = value;
       if (options.key.empty()) return Usage("--key must not be empty");
-    } else {
-      return Usage(fmt::format("unknown flag {}", flag));
     }
   }
 
