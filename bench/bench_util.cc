@@ -74,7 +74,8 @@ engine::Hardware BenchHardware() {
 double ThreadCpuSeconds() {
   timespec ts;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+  return static_cast<double>(ts.tv_sec) +
+         static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 double Samples::Median() const {
@@ -115,8 +116,8 @@ int RunBenchmarks(int argc, char** argv) {
   std::string rows;
   for (const TargetResult& r : Results()) {
     const char* verdict = r.skipped ? "SKIPPED" : r.met ? "PASS" : "MISS";
-    fmt::print("  {:<44} {:<40} target {:<16} {}\n", r.name, r.figure,
-               r.target, verdict);
+    fmt::print("  {:<44} {:<40} target {:<16} {}\n", r.name, r.figure, r.target,
+               verdict);
     rows += fmt::format("| {} | {} | {} | {} |\n", r.name, r.figure, r.target,
                         verdict);
   }

@@ -102,9 +102,8 @@ void BM_Llama3_8B_ImportResolveAnalyze(benchmark::State& state) {
           .figure = fmt::format(
               "{:.1f} ms CPU (import {:.1f} + analyze {:.1f}), {:.1f} ms wall; "
               "{} nodes",
-              cpu_ms, t.import.cpu.Median() * 1e3,
-              t.analyze.cpu.Median() * 1e3, t.total.wall.Median() * 1e3,
-              t.nodes),
+              cpu_ms, t.import.cpu.Median() * 1e3, t.analyze.cpu.Median() * 1e3,
+              t.total.wall.Median() * 1e3, t.nodes),
           .target = "< 50 ms",
           .met = cpu_ms < kTargetSeconds * 1e3});
 }
@@ -130,7 +129,8 @@ void BM_Llama3_8B_PeakRss(benchmark::State& state) {
   }
   if (!error.empty()) {
     state.SkipWithError(error.c_str());
-    Record({.name = "llama3.1-8b peak RSS", .figure = error,
+    Record({.name = "llama3.1-8b peak RSS",
+            .figure = error,
             .target = "< 100 MB"});
     return;
   }
@@ -166,8 +166,8 @@ int PeakRssChild(const std::string& path) {
 }  // namespace ridgeline::bench
 
 int main(int argc, char** argv) {
-  if (argc == 3 && std::string_view(argv[1]) ==
-                       ridgeline::bench::kPeakRssChildFlag) {
+  if (argc == 3 &&
+      std::string_view(argv[1]) == ridgeline::bench::kPeakRssChildFlag) {
     return ridgeline::bench::PeakRssChild(argv[2]);
   }
   return ridgeline::bench::RunBenchmarks(argc, argv);

@@ -21,7 +21,9 @@ constexpr int kI64 = onnx::TensorProto::INT64;
 class LlamaBuilder {
  public:
   explicit LlamaBuilder(const LlamaConfig& c)
-      : c_(c), b_("llama3_8b_decoder", /*opset=*/17), head_dim_(c.hidden / c.heads) {
+      : c_(c),
+        b_("llama3_8b_decoder", /*opset=*/17),
+        head_dim_(c.hidden / c.heads) {
     b_.Int64Initializer("const/shape_q", {4}, {0, 0, c.heads, head_dim_});
     b_.Int64Initializer("const/shape_kv", {4}, {0, 0, c.kv_heads, head_dim_});
     b_.Int64Initializer("const/shape_merge", {3}, {0, 0, c.hidden});
@@ -45,8 +47,8 @@ class LlamaBuilder {
     std::vector<float> inv_freq;
     for (int64_t i = 0; i < head_dim_ / 2; ++i) {
       inv_freq.push_back(std::pow(
-          c.rope_theta, -2.0f * static_cast<float>(i) /
-                            static_cast<float>(head_dim_)));
+          c.rope_theta,
+          -2.0f * static_cast<float>(i) / static_cast<float>(head_dim_)));
     }
     b_.FloatInitializer("rotary_emb.inv_freq", {head_dim_ / 2}, inv_freq);
   }
@@ -62,8 +64,9 @@ class LlamaBuilder {
       }
     }
     Weight("model.embed_tokens.weight", {c_.vocab, c_.hidden});
-    std::string h = b_.Node("Gather", {"model.embed_tokens.weight", "input_ids"},
-                            {IntAttr("axis", 0)});
+    std::string h =
+        b_.Node("Gather", {"model.embed_tokens.weight", "input_ids"},
+                {IntAttr("axis", 0)});
     RotaryTables();
     MaskBias();
     for (int64_t i = 0; i < c_.layers; ++i) h = Layer(i, h);
@@ -97,8 +100,7 @@ class LlamaBuilder {
     std::string pos = CastTo("position_ids", kF32);
     pos = b_.Node("Unsqueeze", {pos, "const/axis_last"});
     std::string freqs = b_.Node("Mul", {pos, "rotary_emb.inv_freq"});
-    std::string emb =
-        b_.Node("Concat", {freqs, freqs}, {IntAttr("axis", -1)});
+    std::string emb = b_.Node("Concat", {freqs, freqs}, {IntAttr("axis", -1)});
     cos_ = b_.Node("Unsqueeze",
                    {CastTo(b_.Node("Cos", {emb}), kF16), "const/axis1"});
     sin_ = b_.Node("Unsqueeze",
@@ -120,8 +122,8 @@ class LlamaBuilder {
     Weight(weight, {c_.hidden});
     std::string x32 = CastTo(x, kF32);
     std::string sq = b_.Node("Pow", {x32, "const/two"});
-    std::string mean = b_.Node("ReduceMean", {sq},
-                               {IntsAttr("axes", {-1}), IntAttr("keepdims", 1)});
+    std::string mean = b_.Node(
+        "ReduceMean", {sq}, {IntsAttr("axes", {-1}), IntAttr("keepdims", 1)});
     std::string var = b_.Node("Add", {mean, "const/eps"});
     std::string inv = b_.Node("Reciprocal", {b_.Node("Sqrt", {var})});
     std::string normed = CastTo(b_.Node("Mul", {x32, inv}), kF16);
@@ -136,14 +138,14 @@ class LlamaBuilder {
 
   // x * cos + rotate_half(x) * sin
   std::string Rotary(const std::string& x) {
-    std::string x1 = b_.Node(
-        "Slice", {x, "const/zero", "const/half", "const/axis_last"});
-    std::string x2 = b_.Node(
-        "Slice", {x, "const/half", "const/end", "const/axis_last"});
-    std::string rot = b_.Node("Concat", {b_.Node("Neg", {x2}), x1},
-                              {IntAttr("axis", -1)});
-    return b_.Node("Add", {b_.Node("Mul", {x, cos_}),
-                           b_.Node("Mul", {rot, sin_})});
+    std::string x1 =
+        b_.Node("Slice", {x, "const/zero", "const/half", "const/axis_last"});
+    std::string x2 =
+        b_.Node("Slice", {x, "const/half", "const/end", "const/axis_last"});
+    std::string rot =
+        b_.Node("Concat", {b_.Node("Neg", {x2}), x1}, {IntAttr("axis", -1)});
+    return b_.Node("Add",
+                   {b_.Node("Mul", {x, cos_}), b_.Node("Mul", {rot, sin_})});
   }
 
   // [b, kv, T, d] -> [b, heads, T, d] (repeat_kv)
@@ -178,8 +180,8 @@ class LlamaBuilder {
                 {present + "key"});
     v = b_.Node("Concat", {past + "value", v}, {IntAttr("axis", 2)},
                 {present + "value"});
-    std::string kt = b_.Node("Transpose", {RepeatKv(k)},
-                             {IntsAttr("perm", {0, 1, 3, 2})});
+    std::string kt =
+        b_.Node("Transpose", {RepeatKv(k)}, {IntsAttr("perm", {0, 1, 3, 2})});
     std::string scores = b_.Node("MatMul", {q, kt});
     scores = b_.Node("Add", {b_.Node("Mul", {scores, scale_}), mask_bias_});
     std::string probs = b_.Node("Softmax", {scores}, {IntAttr("axis", -1)});
@@ -193,8 +195,8 @@ class LlamaBuilder {
     std::string gate = b_.Node("MatMul", {x, p + "mlp.gate_proj.weight"});
     std::string silu = b_.Node("Mul", {gate, b_.Node("Sigmoid", {gate})});
     std::string up = b_.Node("MatMul", {x, p + "mlp.up_proj.weight"});
-    std::string down = b_.Node("MatMul", {b_.Node("Mul", {silu, up}),
-                                          p + "mlp.down_proj.weight"});
+    std::string down = b_.Node(
+        "MatMul", {b_.Node("Mul", {silu, up}), p + "mlp.down_proj.weight"});
     return b_.Node("Add", {h1, down});
   }
 

@@ -137,7 +137,7 @@ void BM_ResNet50_ReadFile(benchmark::State& state) {
   std::optional<std::string> path = PathOrSkip(state, kName);
   if (!path.has_value()) return;
   const size_t size = static_cast<size_t>(FileSize(*path));
-  std::vector<char> buf(size, 1);  // allocated and faulted in once
+  std::vector<char> buf(size, 1);          // allocated and faulted in once
   ReadWholeFile(*path, buf.data(), size);  // warms the page cache
   Timer timer;
   for (auto _ : state) {
@@ -152,11 +152,12 @@ void BM_ResNet50_ReadFile(benchmark::State& state) {
   state.counters["file_MB"] = static_cast<double>(size) / 1e6;
   state.SetLabel("baseline for the 2x target");
   Record({.name = kName,
-          .figure = fmt::format("{:.1f} ms CPU ({:.1f} wall) for {:.1f} MB",
-                                timer.cpu.Median() * 1e3,
-                                timer.wall.Median() * 1e3,
-                                static_cast<double>(size) / 1e6),
-          .target = "(baseline)", .met = true});
+          .figure =
+              fmt::format("{:.1f} ms CPU ({:.1f} wall) for {:.1f} MB",
+                          timer.cpu.Median() * 1e3, timer.wall.Median() * 1e3,
+                          static_cast<double>(size) / 1e6),
+          .target = "(baseline)",
+          .met = true});
 }
 BENCHMARK(BM_ResNet50_ReadFile)
     ->Unit(benchmark::kMillisecond)
@@ -175,8 +176,8 @@ void BM_ResNet50_ImportResolveAnalyze(benchmark::State& state) {
     if (!s.ok()) {
       const std::string msg = fmt::format("{}", s.message());
       state.SkipWithError(msg.c_str());
-      Record({.name = kName, .figure = "error: " + msg,
-              .target = "<= 2x read"});
+      Record(
+          {.name = kName, .figure = "error: " + msg, .target = "<= 2x read"});
       return;
     }
   }
@@ -184,10 +185,11 @@ void BM_ResNet50_ImportResolveAnalyze(benchmark::State& state) {
   state.counters["wall_ms"] = timer.wall.Median() * 1e3;
   state.SetLabel("target <= 2x BM_ResNet50_ReadFile");
   Record({.name = kName,
-          .figure = fmt::format("{:.1f} ms CPU ({:.1f} wall)",
-                                timer.cpu.Median() * 1e3,
-                                timer.wall.Median() * 1e3),
-          .target = "(see ratio)", .met = true});
+          .figure =
+              fmt::format("{:.1f} ms CPU ({:.1f} wall)",
+                          timer.cpu.Median() * 1e3, timer.wall.Median() * 1e3),
+          .target = "(see ratio)",
+          .met = true});
   if (ReadMedian().has_value()) {
     const double ratio = timer.cpu.Median() / *ReadMedian();
     Record({.name = "resnet50 analyze / read, in a loop",
@@ -212,7 +214,8 @@ std::optional<double> OneShotMedian(const std::string& mode,
     const std::string out = RunSelf({kOneShotFlag, mode, path}, &code);
     double seconds = 0;
     if (code != 0 || std::sscanf(out.c_str(), "cpu_s=%lf", &seconds) != 1) {
-      *error = fmt::format("--oneshot {} failed (exit {}): {}", mode, code, out);
+      *error =
+          fmt::format("--oneshot {} failed (exit {}): {}", mode, code, out);
       return std::nullopt;
     }
     cpu.Add(seconds);

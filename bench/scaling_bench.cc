@@ -48,7 +48,8 @@ void BM_SyntheticImportResolveAnalyze(benchmark::State& state) {
       const std::string msg = fmt::format("{}", a.status().message());
       state.SkipWithError(msg.c_str());
       Record({.name = fmt::format("synthetic {}k nodes", num_nodes / 1000),
-              .figure = "error: " + msg, .target = "linear"});
+              .figure = "error: " + msg,
+              .target = "linear"});
       return;
     }
     benchmark::DoNotOptimize(a->summary.latency_s);
@@ -59,11 +60,13 @@ void BM_SyntheticImportResolveAnalyze(benchmark::State& state) {
   state.counters["wall_ms"] = timer.wall.Median() * 1e3;
   state.counters["cpu_ns_per_node"] = per_node * 1e9;
   state.SetLabel("target: ns/node at 100k <= 1.5x ns/node at 10k");
-  Record({.name = fmt::format("synthetic {}k nodes", num_nodes / 1000),
-          .figure = fmt::format("{:.1f} ms CPU = {:.0f} ns/node ({:.1f} ms wall)",
-                                timer.cpu.Median() * 1e3, per_node * 1e9,
-                                timer.wall.Median() * 1e3),
-          .target = "(see ratio)", .met = true});
+  Record(
+      {.name = fmt::format("synthetic {}k nodes", num_nodes / 1000),
+       .figure = fmt::format("{:.1f} ms CPU = {:.0f} ns/node ({:.1f} ms wall)",
+                             timer.cpu.Median() * 1e3, per_node * 1e9,
+                             timer.wall.Median() * 1e3),
+       .target = "(see ratio)",
+       .met = true});
   auto small = SecondsPerNode().find(kSmall);
   auto large = SecondsPerNode().find(kLarge);
   if (small != SecondsPerNode().end() && large != SecondsPerNode().end()) {

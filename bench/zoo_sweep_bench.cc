@@ -53,7 +53,8 @@ void BM_ZooSweep(benchmark::State& state, const std::string& name,
       catalog.ok() ? zoo::FindModel(*catalog, name)
                    : absl::StatusOr<zoo::ModelEntry>(catalog.status());
   if (!entry.ok()) {
-    const std::string msg = fmt::format("skipped: {}", entry.status().message());
+    const std::string msg =
+        fmt::format("skipped: {}", entry.status().message());
     state.SkipWithError(msg.c_str());
     Record({.name = label, .figure = msg, .skipped = true});
     return;
@@ -77,8 +78,8 @@ void BM_ZooSweep(benchmark::State& state, const std::string& name,
     return AnalyzeEntry(*entry, b);
   };
   engine::SweepOptions options;
-  options.whole_model = zoo::MlsysimOptions(*entry, zoo::EntryDims(*entry, {},
-                                                                   1));
+  options.whole_model =
+      zoo::MlsysimOptions(*entry, zoo::EntryDims(*entry, {}, 1));
   const std::vector<int64_t> batches = Points();
   Timer timer;
   bool interpolated = false;
@@ -101,10 +102,10 @@ void BM_ZooSweep(benchmark::State& state, const std::string& name,
   state.counters["wall_ms"] = timer.wall.Median() * 1e3;
   state.SetLabel(interpolated ? "interpolated" : "full analyses");
   Record({.name = label,
-          .figure = fmt::format("{:.2f} ms CPU ({:.2f} wall), {}",
-                                cpu * 1e3, timer.wall.Median() * 1e3,
-                                interpolated ? "interpolated"
-                                             : "NOT interpolated"),
+          .figure =
+              fmt::format("{:.2f} ms CPU ({:.2f} wall), {}", cpu * 1e3,
+                          timer.wall.Median() * 1e3,
+                          interpolated ? "interpolated" : "NOT interpolated"),
           .target = "< 1 s",
           .met = cpu < kTargetSeconds});
 }
@@ -115,8 +116,8 @@ BENCHMARK_CAPTURE(BM_ZooSweep, resnet50, std::string("resnet50"), false)
 BENCHMARK_CAPTURE(BM_ZooSweep, resnet50_reprice, std::string("resnet50"), true)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
-BENCHMARK_CAPTURE(BM_ZooSweep, llama_decode,
-                  std::string("llama-3.1-8b-decode"), false)
+BENCHMARK_CAPTURE(BM_ZooSweep, llama_decode, std::string("llama-3.1-8b-decode"),
+                  false)
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK_CAPTURE(BM_ZooSweep, llama_decode_reprice,

@@ -59,7 +59,8 @@ class CounterRegistry {
 
   // Registers `fn` for (domain, op_type); domain "" is the ONNX default domain
   // ("ai.onnx" is normalized to "").
-  void Register(std::string_view domain, std::string_view op_type, CounterFn fn);
+  void Register(std::string_view domain, std::string_view op_type,
+                CounterFn fn);
   bool Has(std::string_view domain, std::string_view op_type) const;
 
   // Counts one node. An op with no counter gets zero FLOPs, the bytes of its

@@ -55,8 +55,9 @@ std::vector<LayerLine> LinesOf(const Analysis& a, const Hardware& hardware) {
     l.compute_efficiency =
         Lookup(hardware.compute_efficiency_by_op, layer.op_type,
                a.assumptions.compute_efficiency);
-    l.memory_efficiency = Lookup(hardware.memory_efficiency_by_op,
-                                 layer.op_type, a.assumptions.memory_efficiency);
+    l.memory_efficiency =
+        Lookup(hardware.memory_efficiency_by_op, layer.op_type,
+               a.assumptions.memory_efficiency);
     lines.push_back(l);
   }
   return lines;
@@ -146,7 +147,8 @@ void FindFlips(SweepResult* r) {
     }
     if (!r->whole_model_flip && r->points[i].whole_model &&
         r->points[i - 1].whole_model &&
-        r->points[i].whole_model->bound != r->points[i - 1].whole_model->bound) {
+        r->points[i].whole_model->bound !=
+            r->points[i - 1].whole_model->bound) {
       r->whole_model_flip = i;
     }
   }
@@ -212,14 +214,15 @@ absl::StatusOr<std::vector<int64_t>> ParseBatchList(std::string_view list) {
     if (t == "...") {
       if (out.size() < 2 || i + 1 >= terms.size() || terms[i + 1] == "...") {
         return absl::InvalidArgumentError(
-            "'...' needs two values before it and one after it (1,2,4,...,256)");
+            "'...' needs two values before it and one after it "
+            "(1,2,4,...,256)");
       }
       absl::StatusOr<int64_t> last = ParsePositive(terms[i + 1]);
       if (!last.ok()) return last.status();
       const size_t n = out.size();
       const int64_t a = out[n - 2], b = out[n - 1];
-      const bool geometric = n >= 3 && out[n - 3] * b == a * a && b > a &&
-                             b % a == 0;
+      const bool geometric =
+          n >= 3 && out[n - 3] * b == a * a && b > a && b % a == 0;
       if (geometric) {
         const int64_t ratio = b / a;
         for (int64_t v = b; v <= *last / ratio && v * ratio < *last;) {
@@ -248,8 +251,9 @@ absl::StatusOr<std::vector<int64_t>> ParseBatchList(std::string_view list) {
       }
       absl::StatusOr<int64_t> lo = ParsePositive(parts[0]);
       absl::StatusOr<int64_t> hi = ParsePositive(parts[1]);
-      absl::StatusOr<int64_t> step =
-          parts.size() == 3 ? ParsePositive(parts[2]) : absl::StatusOr<int64_t>(1);
+      absl::StatusOr<int64_t> step = parts.size() == 3
+                                         ? ParsePositive(parts[2])
+                                         : absl::StatusOr<int64_t>(1);
       if (!lo.ok()) return lo.status();
       if (!hi.ok()) return hi.status();
       if (!step.ok()) return step.status();
@@ -257,8 +261,7 @@ absl::StatusOr<std::vector<int64_t>> ParseBatchList(std::string_view list) {
         return absl::InvalidArgumentError(
             fmt::format("bad range '{}': end below start", t));
       }
-      if (static_cast<size_t>((*hi - *lo) / *step) + out.size() >=
-          kMaxPoints) {
+      if (static_cast<size_t>((*hi - *lo) / *step) + out.size() >= kMaxPoints) {
         return too_many();
       }
       for (int64_t v = *lo; v <= *hi; v += *step) out.push_back(v);
@@ -392,10 +395,10 @@ absl::StatusOr<SweepResult> SweepBatch(const AnalyzeAtBatch& analyze,
     l.bytes0 = x.cost.Bytes();
     l.bytes_slope = (y.cost.Bytes() - x.cost.Bytes()) / db;
     l.view = x.cost.view;
-    l.compute_efficiency = Lookup(hw.compute_efficiency_by_op, x.op_type,
-                                  as.compute_efficiency);
-    l.memory_efficiency = Lookup(hw.memory_efficiency_by_op, x.op_type,
-                                 as.memory_efficiency);
+    l.compute_efficiency =
+        Lookup(hw.compute_efficiency_by_op, x.op_type, as.compute_efficiency);
+    l.memory_efficiency =
+        Lookup(hw.memory_efficiency_by_op, x.op_type, as.memory_efficiency);
     lines.push_back(l);
     kept.push_back(&x);
   }
@@ -414,13 +417,12 @@ absl::StatusOr<SweepResult> SweepBatch(const AnalyzeAtBatch& analyze,
       for (const LayerResult& z : a3->layers) {
         if (z.skipped) continue;
         const LayerLine& l = lines[k];
-        const bool ok =
-            Close(l.macs0 + db * l.macs_slope, z.cost.macs,
-                  options.affine_tolerance) &&
-            Close(l.other0 + db * l.other_slope, z.cost.other_flops,
-                  options.affine_tolerance) &&
-            Close(l.bytes0 + db * l.bytes_slope, z.cost.Bytes(),
-                  options.affine_tolerance);
+        const bool ok = Close(l.macs0 + db * l.macs_slope, z.cost.macs,
+                              options.affine_tolerance) &&
+                        Close(l.other0 + db * l.other_slope, z.cost.other_flops,
+                              options.affine_tolerance) &&
+                        Close(l.bytes0 + db * l.bytes_slope, z.cost.Bytes(),
+                              options.affine_tolerance);
         if (!ok) {
           affine = false;
           if (result.non_affine_layers.size() < 10) {
@@ -454,10 +456,11 @@ absl::StatusOr<SweepResult> SweepBatch(const AnalyzeAtBatch& analyze,
   return result;
 }
 
-absl::StatusOr<SweepResult> SweepHardware(
-    const Analysis& base, const AnalyzeOptions& options,
-    const std::vector<Hardware>& devices, const AnalyzeOnHardware& analyze_on,
-    const SweepOptions& sweep_options) {
+absl::StatusOr<SweepResult> SweepHardware(const Analysis& base,
+                                          const AnalyzeOptions& options,
+                                          const std::vector<Hardware>& devices,
+                                          const AnalyzeOnHardware& analyze_on,
+                                          const SweepOptions& sweep_options) {
   if (devices.empty()) return absl::InvalidArgumentError("empty device sweep");
   SweepResult result;
   result.axis = SweepSpec::Axis::kHardware;
@@ -466,15 +469,16 @@ absl::StatusOr<SweepResult> SweepHardware(
     if (reprice) {
       absl::StatusOr<double> peak = hw.PeakFlops(options.precision);
       if (!peak.ok()) {
-        return absl::InvalidArgumentError(fmt::format(
-            "precision {} is not supported by {}: {}", options.precision,
-            hw.name, MessageOf(peak.status())));
+        return absl::InvalidArgumentError(
+            fmt::format("precision {} is not supported by {}: {}",
+                        options.precision, hw.name, MessageOf(peak.status())));
       }
       if (!(hw.memory_bandwidth_bytes_per_s > 0)) {
         return absl::InvalidArgumentError(
             fmt::format("hardware '{}' has no memory bandwidth", hw.name));
       }
-      const double dispatch = options.dispatch_tax_s.value_or(hw.dispatch_tax_s);
+      const double dispatch =
+          options.dispatch_tax_s.value_or(hw.dispatch_tax_s);
       Pricing p = PricingOf(base.assumptions);
       p.peak = *peak;
       p.bandwidth = hw.memory_bandwidth_bytes_per_s;
@@ -496,8 +500,8 @@ absl::StatusOr<SweepResult> SweepHardware(
     absl::StatusOr<Analysis> a = analyze_on(hw);
     ++result.analyses;
     if (!a.ok()) return a.status();
-    SweepPoint point = Price(LinesOf(*a, hw), 0, PricingOf(a->assumptions),
-                             nullptr);
+    SweepPoint point =
+        Price(LinesOf(*a, hw), 0, PricingOf(a->assumptions), nullptr);
     point.hardware = hw.key;
     if (absl::Status s = Finish(&point, a->batch, TotalsOf(*a), a->assumptions,
                                 sweep_options);
@@ -517,8 +521,8 @@ std::string FormatSweep(const SweepResult& r) {
   const bool by_batch = r.axis == SweepSpec::Axis::kBatch;
   const bool whole = !r.points.empty() && r.points.front().whole_model;
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> header = {by_batch ? "batch" : "hardware",
-                                     "latency", "throughput", "bound", "MFU"};
+  std::vector<std::string> header = {by_batch ? "batch" : "hardware", "latency",
+                                     "throughput", "bound", "MFU"};
   if (whole) {
     const std::string m(
         WholeModelMethodName(r.points.front().whole_model->method));
@@ -574,16 +578,17 @@ std::string FormatSweep(const SweepResult& r) {
   };
   out += flip_line(r.layer_flip, false, "layer-level");
   if (whole) {
-    out += flip_line(
-        r.whole_model_flip, true,
-        fmt::format("whole-model ({})",
-                    WholeModelMethodName(r.points.front().whole_model->method)));
+    out += flip_line(r.whole_model_flip, true,
+                     fmt::format("whole-model ({})",
+                                 WholeModelMethodName(
+                                     r.points.front().whole_model->method)));
   }
   if (by_batch) {
     out += r.interpolated
-               ? fmt::format("(costs interpolated from {} analyses: every "
-                             "layer is affine in the batch)\n",
-                             r.analyses)
+               ? fmt::format(
+                     "(costs interpolated from {} analyses: every "
+                     "layer is affine in the batch)\n",
+                     r.analyses)
                : fmt::format("({} full analyses: {})\n", r.analyses,
                              r.non_affine_layers.empty()
                                  ? std::string("layer lists differ by batch")

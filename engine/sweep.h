@@ -97,10 +97,11 @@ absl::StatusOr<SweepResult> SweepBatch(const AnalyzeAtBatch& analyze,
 // explicit --precision (and no custom pricer) the counts are reused and only
 // the roofline is re-applied; at model dtypes the peak choice depends on the
 // device, so each device is analyzed with `analyze_on`.
-absl::StatusOr<SweepResult> SweepHardware(
-    const Analysis& base, const AnalyzeOptions& options,
-    const std::vector<Hardware>& devices, const AnalyzeOnHardware& analyze_on,
-    const SweepOptions& sweep_options);
+absl::StatusOr<SweepResult> SweepHardware(const Analysis& base,
+                                          const AnalyzeOptions& options,
+                                          const std::vector<Hardware>& devices,
+                                          const AnalyzeOnHardware& analyze_on,
+                                          const SweepOptions& sweep_options);
 
 // The per-layer roofline of Analyze() applied to `analysis`' layer costs on
 // `hardware` at `peak_flops_per_s`, returning the summary figures of one

@@ -28,9 +28,9 @@ std::string Lower(std::string_view s) {
 absl::StatusOr<double> BytesPerParam(const Assumptions& a) {
   const Precision* p = FindPrecision(a.peak_precision);
   if (p == nullptr) {
-    return absl::InvalidArgumentError(fmt::format(
-        "whole-model (mlsysim): no element size for precision '{}'",
-        a.peak_precision));
+    return absl::InvalidArgumentError(
+        fmt::format("whole-model (mlsysim): no element size for precision '{}'",
+                    a.peak_precision));
   }
   return p->element_bytes;
 }
@@ -198,8 +198,7 @@ std::string FormatWholeModelComparison(
        fmt::format("{}/s", FormatNumber(s.throughput_per_s)),
        std::string(BoundName(s.bound)), FormatNumber(layer_intensity),
        FormatPercent(s.mfu),
-       fmt::format("{} ({:g}/MAC)", FormatSi(s.flops, "FLOP"),
-                   a.flops_per_mac),
+       fmt::format("{} ({:g}/MAC)", FormatSi(s.flops, "FLOP"), a.flops_per_mac),
        FormatSi(s.bytes, "B"),
        FormatSeconds(a.dispatch_tax_s +
                      static_cast<double>(s.layers) * a.per_layer_tax_s)});
@@ -210,20 +209,15 @@ std::string FormatWholeModelComparison(
          fmt::format("{}/s", FormatNumber(r.throughput_per_s)),
          std::string(BoundName(r.bound)), FormatNumber(r.intensity),
          FormatPercent(r.mfu),
-         fmt::format("{} ({:g}/MAC)", FormatSi(r.ops, "FLOP"),
-                     r.flops_per_mac),
+         fmt::format("{} ({:g}/MAC)", FormatSi(r.ops, "FLOP"), r.flops_per_mac),
          FormatSi(r.bytes, "B"), FormatSeconds(r.t_overhead_s)});
   }
 
   const std::vector<std::pair<std::string, std::string Column::*>> rows = {
-      {"latency", &Column::latency},
-      {"throughput", &Column::throughput},
-      {"bound", &Column::bound},
-      {"intensity (FLOP/B)", &Column::intensity},
-      {"MFU", &Column::mfu},
-      {"FLOPs", &Column::flops},
-      {"bytes", &Column::bytes},
-      {"fixed overhead", &Column::overhead},
+      {"latency", &Column::latency}, {"throughput", &Column::throughput},
+      {"bound", &Column::bound},     {"intensity (FLOP/B)", &Column::intensity},
+      {"MFU", &Column::mfu},         {"FLOPs", &Column::flops},
+      {"bytes", &Column::bytes},     {"fixed overhead", &Column::overhead},
   };
   size_t label_width = 0;
   for (const auto& [label, field] : rows) {
@@ -265,8 +259,7 @@ std::string FormatWholeModelComparison(
     out += fmt::format(
         "  mlsysim: ops = {}, bytes = params x {:g} B x (1 + 0.1 x batch), "
         "overhead = dispatch {} + {} layers x {}.\n",
-        r.flops_per_mac == 1 ? "MACs (1 FLOP per MAC)"
-                             : "2 x params x tokens",
+        r.flops_per_mac == 1 ? "MACs (1 FLOP per MAC)" : "2 x params x tokens",
         precision != nullptr ? precision->element_bytes : 0.0,
         FormatSeconds(a.dispatch_tax_s), r.layers_taxed,
         FormatSeconds(a.per_layer_tax_s));

@@ -73,14 +73,14 @@ struct WholeModelResult {
   double ops = 0;
   double bytes = 0;
   int64_t batch = 1;
-  int64_t layers_taxed = 0;  // layers paying the per-layer tax
-  double t_compute_s = 0;    // ops / (compute_efficiency * peak)
-  double t_memory_s = 0;     // bytes / (memory_efficiency * bandwidth)
-  double t_overhead_s = 0;   // dispatch tax + layers_taxed * per-layer tax
-  double latency_s = 0;      // max(t_compute, t_memory) + t_overhead
+  int64_t layers_taxed = 0;     // layers paying the per-layer tax
+  double t_compute_s = 0;       // ops / (compute_efficiency * peak)
+  double t_memory_s = 0;        // bytes / (memory_efficiency * bandwidth)
+  double t_overhead_s = 0;      // dispatch tax + layers_taxed * per-layer tax
+  double latency_s = 0;         // max(t_compute, t_memory) + t_overhead
   double throughput_per_s = 0;  // batch / latency
-  double mfu = 0;            // (ops / latency) / un-derated peak, in [0, 1]
-  double intensity = 0;      // ops / bytes (FLOP/byte); 0 when ops == 0
+  double mfu = 0;               // (ops / latency) / un-derated peak, in [0, 1]
+  double intensity = 0;         // ops / bytes (FLOP/byte); 0 when ops == 0
   // kMemory iff t_memory > t_compute (strict: a tie is compute, as in
   // mlsysim); never kOverhead: the overhead share is in t_overhead_s.
   Bound bound = Bound::kNone;

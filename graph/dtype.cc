@@ -63,29 +63,52 @@ bool IsFloating(DType dtype) {
 
 std::string_view DTypeName(DType dtype) {
   switch (dtype) {
-    case DType::kUndefined: return "undefined";
-    case DType::kFloat32: return "float32";
-    case DType::kUInt8: return "uint8";
-    case DType::kInt8: return "int8";
-    case DType::kUInt16: return "uint16";
-    case DType::kInt16: return "int16";
-    case DType::kInt32: return "int32";
-    case DType::kInt64: return "int64";
-    case DType::kString: return "string";
-    case DType::kBool: return "bool";
-    case DType::kFloat16: return "float16";
-    case DType::kFloat64: return "float64";
-    case DType::kUInt32: return "uint32";
-    case DType::kUInt64: return "uint64";
-    case DType::kComplex64: return "complex64";
-    case DType::kComplex128: return "complex128";
-    case DType::kBFloat16: return "bfloat16";
-    case DType::kFloat8E4M3FN: return "float8e4m3fn";
-    case DType::kFloat8E4M3FNUZ: return "float8e4m3fnuz";
-    case DType::kFloat8E5M2: return "float8e5m2";
-    case DType::kFloat8E5M2FNUZ: return "float8e5m2fnuz";
-    case DType::kUInt4: return "uint4";
-    case DType::kInt4: return "int4";
+    case DType::kUndefined:
+      return "undefined";
+    case DType::kFloat32:
+      return "float32";
+    case DType::kUInt8:
+      return "uint8";
+    case DType::kInt8:
+      return "int8";
+    case DType::kUInt16:
+      return "uint16";
+    case DType::kInt16:
+      return "int16";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt64:
+      return "int64";
+    case DType::kString:
+      return "string";
+    case DType::kBool:
+      return "bool";
+    case DType::kFloat16:
+      return "float16";
+    case DType::kFloat64:
+      return "float64";
+    case DType::kUInt32:
+      return "uint32";
+    case DType::kUInt64:
+      return "uint64";
+    case DType::kComplex64:
+      return "complex64";
+    case DType::kComplex128:
+      return "complex128";
+    case DType::kBFloat16:
+      return "bfloat16";
+    case DType::kFloat8E4M3FN:
+      return "float8e4m3fn";
+    case DType::kFloat8E4M3FNUZ:
+      return "float8e4m3fnuz";
+    case DType::kFloat8E5M2:
+      return "float8e5m2";
+    case DType::kFloat8E5M2FNUZ:
+      return "float8e5m2fnuz";
+    case DType::kUInt4:
+      return "uint4";
+    case DType::kInt4:
+      return "int4";
   }
   return "undefined";
 }

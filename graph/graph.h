@@ -6,7 +6,8 @@
 //   int x = g.AddTensor({.name = "x", .dtype = DType::kFloat32, ...});
 //   ...
 //   absl::Status s = g.Finalize();   // links edges, checks, sorts
-//   for (int n : g.topological_order()) { const graph::Node& node = g.node(n); }
+//   for (int n : g.topological_order()) { const graph::Node& node = g.node(n);
+//   }
 #ifndef RIDGELINE_GRAPH_GRAPH_H_
 #define RIDGELINE_GRAPH_GRAPH_H_
 
@@ -43,7 +44,7 @@ enum class TensorKind {
 struct Tensor {
   std::string name;
   DType dtype = DType::kUndefined;
-  Dims dims;                // meaningful only when shape_known
+  Dims dims;  // meaningful only when shape_known
   bool shape_known = false;
   TensorKind kind = TensorKind::kActivation;
   // Initializer whose bytes live in an external file (never opened).
@@ -71,8 +72,8 @@ using AttributeValue =
 struct Node {
   std::string name;
   std::string op_type;
-  std::string domain;  // "" for the default ONNX domain
-  int64_t opset = 0;   // opset version of the node's domain
+  std::string domain;        // "" for the default ONNX domain
+  int64_t opset = 0;         // opset version of the node's domain
   std::vector<int> inputs;   // tensor indices; -1 for an omitted optional input
   std::vector<int> outputs;  // tensor indices; -1 for an omitted output
   absl::flat_hash_map<std::string, AttributeValue> attributes;

@@ -116,8 +116,8 @@ std::optional<std::vector<double>> TensorProtoFloats(
 namespace shapes {
 namespace {
 
-using graph::DType;
 using graph::Dims;
+using graph::DType;
 
 // Row-major strides of dims.
 std::vector<int64_t> Strides(const Dims& dims) {
@@ -160,8 +160,7 @@ struct Operand {
   }
   int64_t I(size_t k) const {
     const int64_t j = index[k];
-    return floats != nullptr ? static_cast<int64_t>((*floats)[j])
-                             : (*ints)[j];
+    return floats != nullptr ? static_cast<int64_t>((*floats)[j]) : (*ints)[j];
   }
 };
 
@@ -253,22 +252,37 @@ bool FoldBinary(InferContext& ctx) {
                : static_cast<int64_t>(static_cast<uint64_t>(a) >> b);
       return true;
     }
-    if (op == "BitwiseAnd") { *r = a & b; return true; }
-    if (op == "BitwiseOr") { *r = a | b; return true; }
-    if (op == "BitwiseXor") { *r = a ^ b; return true; }
+    if (op == "BitwiseAnd") {
+      *r = a & b;
+      return true;
+    }
+    if (op == "BitwiseOr") {
+      *r = a | b;
+      return true;
+    }
+    if (op == "BitwiseXor") {
+      *r = a ^ b;
+      return true;
+    }
     return false;
   };
   auto float_fn = [&](const std::vector<Operand>& o, size_t k, double* r) {
     const double a = o[0].D(k);
     const double b = o[1].D(k);
-    if (op == "Add") *r = a + b;
-    else if (op == "Sub") *r = a - b;
-    else if (op == "Mul") *r = a * b;
-    else if (op == "Div") *r = a / b;
-    else if (op == "Mod") *r = fmod ? std::fmod(a, b)
-                                    : a - b * std::floor(a / b);
-    else if (op == "Pow") *r = std::pow(a, b);
-    else return false;
+    if (op == "Add")
+      *r = a + b;
+    else if (op == "Sub")
+      *r = a - b;
+    else if (op == "Mul")
+      *r = a * b;
+    else if (op == "Div")
+      *r = a / b;
+    else if (op == "Mod")
+      *r = fmod ? std::fmod(a, b) : a - b * std::floor(a / b);
+    else if (op == "Pow")
+      *r = std::pow(a, b);
+    else
+      return false;
     return std::isfinite(*r);
   };
   return FoldElementwise(ctx, int_fn, float_fn);
@@ -281,9 +295,12 @@ bool FoldVariadic(InferContext& ctx) {
     int64_t acc = o[0].I(k);
     for (size_t i = 1; i < o.size(); ++i) {
       const int64_t v = o[i].I(k);
-      if (op == "Max") acc = std::max(acc, v);
-      else if (op == "Min") acc = std::min(acc, v);
-      else if (__builtin_add_overflow(acc, v, &acc)) return false;
+      if (op == "Max")
+        acc = std::max(acc, v);
+      else if (op == "Min")
+        acc = std::min(acc, v);
+      else if (__builtin_add_overflow(acc, v, &acc))
+        return false;
     }
     if (op == "Mean") acc /= static_cast<int64_t>(o.size());
     *r = acc;
@@ -293,9 +310,12 @@ bool FoldVariadic(InferContext& ctx) {
     double acc = o[0].D(k);
     for (size_t i = 1; i < o.size(); ++i) {
       const double v = o[i].D(k);
-      if (op == "Max") acc = std::max(acc, v);
-      else if (op == "Min") acc = std::min(acc, v);
-      else acc += v;
+      if (op == "Max")
+        acc = std::max(acc, v);
+      else if (op == "Min")
+        acc = std::min(acc, v);
+      else
+        acc += v;
     }
     if (op == "Mean") acc /= static_cast<double>(o.size());
     *r = acc;
@@ -318,23 +338,38 @@ bool FoldCompare(InferContext& ctx) {
     int c;
     if (use_float) {
       const double x = a.D(k), y = b.D(k);
-      if (op == "Equal") c = x == y;
-      else if (op == "Less") c = x < y;
-      else if (op == "LessOrEqual") c = x <= y;
-      else if (op == "Greater") c = x > y;
-      else if (op == "GreaterOrEqual") c = x >= y;
-      else return false;
+      if (op == "Equal")
+        c = x == y;
+      else if (op == "Less")
+        c = x < y;
+      else if (op == "LessOrEqual")
+        c = x <= y;
+      else if (op == "Greater")
+        c = x > y;
+      else if (op == "GreaterOrEqual")
+        c = x >= y;
+      else
+        return false;
     } else {
       const int64_t x = a.I(k), y = b.I(k);
-      if (op == "Equal") c = x == y;
-      else if (op == "Less") c = x < y;
-      else if (op == "LessOrEqual") c = x <= y;
-      else if (op == "Greater") c = x > y;
-      else if (op == "GreaterOrEqual") c = x >= y;
-      else if (op == "And") c = (x != 0) && (y != 0);
-      else if (op == "Or") c = (x != 0) || (y != 0);
-      else if (op == "Xor") c = (x != 0) != (y != 0);
-      else return false;
+      if (op == "Equal")
+        c = x == y;
+      else if (op == "Less")
+        c = x < y;
+      else if (op == "LessOrEqual")
+        c = x <= y;
+      else if (op == "Greater")
+        c = x > y;
+      else if (op == "GreaterOrEqual")
+        c = x >= y;
+      else if (op == "And")
+        c = (x != 0) && (y != 0);
+      else if (op == "Or")
+        c = (x != 0) || (y != 0);
+      else if (op == "Xor")
+        c = (x != 0) != (y != 0);
+      else
+        return false;
     }
     v[k] = c;
   }
@@ -358,31 +393,52 @@ bool FoldUnary(InferContext& ctx) {
   const std::string& op = ctx.node().op_type;
   auto int_fn = [&](const std::vector<Operand>& o, size_t k, int64_t* r) {
     const int64_t a = o[0].I(k);
-    if (op == "Neg") *r = -a;
-    else if (op == "Abs") *r = a < 0 ? -a : a;
-    else if (op == "Not") *r = a == 0;
-    else if (op == "Sign") *r = (a > 0) - (a < 0);
-    else if (op == "Relu") *r = std::max<int64_t>(a, 0);
-    else if (op == "BitwiseNot") *r = ~a;
-    else if (op == "Floor" || op == "Ceil" || op == "Round") *r = a;
-    else return false;
+    if (op == "Neg")
+      *r = -a;
+    else if (op == "Abs")
+      *r = a < 0 ? -a : a;
+    else if (op == "Not")
+      *r = a == 0;
+    else if (op == "Sign")
+      *r = (a > 0) - (a < 0);
+    else if (op == "Relu")
+      *r = std::max<int64_t>(a, 0);
+    else if (op == "BitwiseNot")
+      *r = ~a;
+    else if (op == "Floor" || op == "Ceil" || op == "Round")
+      *r = a;
+    else
+      return false;
     return true;
   };
   auto float_fn = [&](const std::vector<Operand>& o, size_t k, double* r) {
     const double a = o[0].D(k);
-    if (op == "Neg") *r = -a;
-    else if (op == "Abs") *r = std::fabs(a);
-    else if (op == "Floor") *r = std::floor(a);
-    else if (op == "Ceil") *r = std::ceil(a);
-    else if (op == "Round") *r = std::nearbyint(a);  // half to even
-    else if (op == "Sqrt") *r = std::sqrt(a);
-    else if (op == "Reciprocal") *r = 1.0 / a;
-    else if (op == "Sign") *r = (a > 0) - (a < 0);
-    else if (op == "Relu") *r = std::max(a, 0.0);
-    else if (op == "Exp") *r = std::exp(a);
-    else if (op == "Log") *r = std::log(a);
-    else if (op == "Not") *r = a == 0;
-    else return false;
+    if (op == "Neg")
+      *r = -a;
+    else if (op == "Abs")
+      *r = std::fabs(a);
+    else if (op == "Floor")
+      *r = std::floor(a);
+    else if (op == "Ceil")
+      *r = std::ceil(a);
+    else if (op == "Round")
+      *r = std::nearbyint(a);  // half to even
+    else if (op == "Sqrt")
+      *r = std::sqrt(a);
+    else if (op == "Reciprocal")
+      *r = 1.0 / a;
+    else if (op == "Sign")
+      *r = (a > 0) - (a < 0);
+    else if (op == "Relu")
+      *r = std::max(a, 0.0);
+    else if (op == "Exp")
+      *r = std::exp(a);
+    else if (op == "Log")
+      *r = std::log(a);
+    else if (op == "Not")
+      *r = a == 0;
+    else
+      return false;
     return std::isfinite(*r);
   };
   return FoldElementwise(ctx, int_fn, float_fn);
@@ -435,8 +491,8 @@ bool FoldCopy(InferContext& ctx) {
       std::vector<int64_t> iv(f->size());
       for (size_t i = 0; i < f->size(); ++i) {
         if (!std::isfinite((*f)[i])) return false;
-        iv[i] = to == DType::kBool ? (*f)[i] != 0
-                                   : static_cast<int64_t>((*f)[i]);
+        iv[i] =
+            to == DType::kBool ? (*f)[i] != 0 : static_cast<int64_t>((*f)[i]);
       }
       ctx.SetInts(0, std::move(iv));
     }
@@ -591,8 +647,8 @@ bool FoldTile(InferContext& ctx) {
 
 bool FoldSplit(InferContext& ctx) {
   const Dims& in = ctx.dims(0);
-  absl::StatusOr<int64_t> axis = NormalizeAxis(
-      ctx.node().GetInt("axis", 0), static_cast<int64_t>(in.size()));
+  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.node().GetInt("axis", 0),
+                                               static_cast<int64_t>(in.size()));
   if (!axis.ok()) return false;
   const std::vector<int64_t> strides = Strides(in);
   int64_t offset = 0;
@@ -671,10 +727,14 @@ bool FoldReduce(InferContext& ctx) {
       if (!reduced[d]) o += pos[d] * kept_strides[d];
     }
     const double v = x[k++];
-    if (op == "ReduceProd") acc[o] *= v;
-    else if (op == "ReduceMax") acc[o] = count[o] ? std::max(acc[o], v) : v;
-    else if (op == "ReduceMin") acc[o] = count[o] ? std::min(acc[o], v) : v;
-    else acc[o] += v;  // ReduceSum, ReduceMean
+    if (op == "ReduceProd")
+      acc[o] *= v;
+    else if (op == "ReduceMax")
+      acc[o] = count[o] ? std::max(acc[o], v) : v;
+    else if (op == "ReduceMin")
+      acc[o] = count[o] ? std::min(acc[o], v) : v;
+    else
+      acc[o] += v;  // ReduceSum, ReduceMean
     ++count[o];
   });
   if (op == "ReduceMean") {
@@ -696,18 +756,18 @@ bool FoldReduce(InferContext& ctx) {
 }
 
 constexpr std::string_view kBinaryOps[] = {
-    "Add", "Sub", "Mul", "Div", "Mod", "Pow", "BitShift", "BitwiseAnd",
-    "BitwiseOr", "BitwiseXor"};
+    "Add", "Sub",      "Mul",        "Div",       "Mod",
+    "Pow", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor"};
 constexpr std::string_view kVariadicOps[] = {"Max", "Min", "Sum", "Mean"};
 constexpr std::string_view kCompareOps[] = {
-    "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or",
-    "Xor"};
+    "Equal",          "Less", "LessOrEqual", "Greater",
+    "GreaterOrEqual", "And",  "Or",          "Xor"};
 constexpr std::string_view kUnaryOps[] = {
-    "Neg", "Abs", "Not", "Sign", "Relu", "BitwiseNot", "Floor", "Ceil",
-    "Round", "Sqrt", "Reciprocal", "Exp", "Log"};
-constexpr std::string_view kCopyOps[] = {
-    "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Dropout",
-    "Cast", "CastLike"};
+    "Neg",  "Abs",   "Not",  "Sign",       "Relu", "BitwiseNot", "Floor",
+    "Ceil", "Round", "Sqrt", "Reciprocal", "Exp",  "Log"};
+constexpr std::string_view kCopyOps[] = {"Identity", "Reshape",   "Flatten",
+                                         "Squeeze",  "Unsqueeze", "Dropout",
+                                         "Cast",     "CastLike"};
 constexpr std::string_view kReduceOps[] = {
     "ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "ReduceMean"};
 

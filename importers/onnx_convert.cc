@@ -8,8 +8,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "fmt/format.h"
 #include "absl/strings/str_join.h"
+#include "fmt/format.h"
 
 namespace ridgeline::importers {
 namespace {
@@ -55,14 +55,14 @@ class Converter {
     if (absl::Status s = AddGraphInputs(model_.graph(), &root); !s.ok()) {
       return s;
     }
-    if (absl::Status s = ConvertGraph(model_.graph(), -1, "", &root);
-        !s.ok()) {
+    if (absl::Status s = ConvertGraph(model_.graph(), -1, "", &root); !s.ok()) {
       return s;
     }
     for (const auto& out : model_.graph().output()) {
       std::optional<int> t = root.Lookup(out.name());
       if (!t.has_value()) {
-        return absl::InvalidArgumentError(fmt::format("graph output '{}' is produced by no node", out.name()));
+        return absl::InvalidArgumentError(fmt::format(
+            "graph output '{}' is produced by no node", out.name()));
       }
       graph_.MarkOutput(*t);
     }
@@ -95,7 +95,8 @@ class Converter {
         std::optional<DType> dtype = graph::DTypeFromOnnx(tt.elem_type());
         if (!dtype.has_value()) {
           return absl::InvalidArgumentError(
-              fmt::format("input '{}' has unknown data type {}", input.name(), tt.elem_type()));
+              fmt::format("input '{}' has unknown data type {}", input.name(),
+                          tt.elem_type()));
         }
         t.dtype = *dtype;
         if (tt.has_shape()) {
@@ -105,7 +106,8 @@ class Converter {
             if (dim.has_dim_value()) {
               if (dim.dim_value() < 0) {
                 return absl::InvalidArgumentError(
-                    fmt::format("input '{}' has a negative dim ({})", input.name(), dim.dim_value()));
+                    fmt::format("input '{}' has a negative dim ({})",
+                                input.name(), dim.dim_value()));
               }
               t.dims.push_back(dim.dim_value());
               continue;
@@ -133,9 +135,14 @@ class Converter {
     if (!unbound.empty()) {
       std::vector<std::string> parts;
       for (const auto& [dim, inputs] : unbound) {
-        parts.push_back(fmt::format("'{}' (input{}{})", dim, inputs.size() > 1 ? "s " : " ", absl::StrJoin(inputs, ", ")));
+        parts.push_back(fmt::format("'{}' (input{}{})", dim,
+                                    inputs.size() > 1 ? "s " : " ",
+                                    absl::StrJoin(inputs, ", ")));
       }
-      return absl::InvalidArgumentError(fmt::format("unbound symbolic dim{}{}; bind with --dim NAME=VALUE (or --batch N for a leading dim)", parts.size() > 1 ? "s " : " ", absl::StrJoin(parts, ", ")));
+      return absl::InvalidArgumentError(fmt::format(
+          "unbound symbolic dim{}{}; bind with --dim NAME=VALUE (or --batch N "
+          "for a leading dim)",
+          parts.size() > 1 ? "s " : " ", absl::StrJoin(parts, ", ")));
     }
     return absl::OkStatus();
   }
@@ -157,7 +164,10 @@ class Converter {
         std::error_code ec;
         if (!weightless_ && !std::filesystem::exists(p, ec) &&
             missing_external_.insert(entry.value()).second) {
-          graph_.warnings.push_back(fmt::format("external data file '{}' is missing; weights are analyzed from their shapes only", entry.value()));
+          graph_.warnings.push_back(
+              fmt::format("external data file '{}' is missing; weights are "
+                          "analyzed from their shapes only",
+                          entry.value()));
         }
       }
     } else {
@@ -202,8 +212,7 @@ class Converter {
   }
 
   absl::Status ConvertGraph(const onnx::GraphProto& g, int parent,
-                            const std::string& parent_attribute,
-                            Scope* scope) {
+                            const std::string& parent_attribute, Scope* scope) {
     for (const auto& init : g.initializer()) {
       if (absl::Status s = AddInitializer(init, scope); !s.ok()) return s;
     }
@@ -216,8 +225,11 @@ class Converter {
           continue;
         }
         if (scope->names.contains(out)) {
-          return absl::InvalidArgumentError(fmt::format("tensor '{}{}{}' writes it again", out, "' is the output of more than one node (or "
-              "also a graph input or initializer); node '", g.node(n).name()));
+          return absl::InvalidArgumentError(
+              fmt::format("tensor '{}{}{}' writes it again", out,
+                          "' is the output of more than one node (or "
+                          "also a graph input or initializer); node '",
+                          g.node(n).name()));
         }
         Tensor t;
         t.name = UniqueName(out, scope);
@@ -244,7 +256,10 @@ class Converter {
         }
         std::optional<int> t = scope->Lookup(in);
         if (!t.has_value()) {
-          return absl::InvalidArgumentError(fmt::format("input '{}' of node '{}' ({}) is produced by no node, graph input or initializer", in, node.name, node.op_type));
+          return absl::InvalidArgumentError(
+              fmt::format("input '{}' of node '{}' ({}) is produced by no "
+                          "node, graph input or initializer",
+                          in, node.name, node.op_type));
         }
         node.inputs.push_back(*t);
       }
@@ -255,8 +270,8 @@ class Converter {
       protos_.push_back(&proto);
       for (const auto& attr : proto.attribute()) {
         if (attr.type() == onnx::AttributeProto::GRAPH) {
-          if (absl::Status s = ConvertSubgraph(attr.g(), *index, attr.name(),
-                                               scope);
+          if (absl::Status s =
+                  ConvertSubgraph(attr.g(), *index, attr.name(), scope);
               !s.ok()) {
             return s;
           }
@@ -323,9 +338,8 @@ class Converter {
               std::vector<double>(attr.floats().begin(), attr.floats().end());
           break;
         case onnx::AttributeProto::STRINGS:
-          node->attributes[attr.name()] =
-              std::vector<std::string>(attr.strings().begin(),
-                                       attr.strings().end());
+          node->attributes[attr.name()] = std::vector<std::string>(
+              attr.strings().begin(), attr.strings().end());
           break;
         default:
           break;  // tensors and graphs are read from the proto when needed
@@ -354,7 +368,8 @@ absl::Status TensorProtoInfo(const onnx::TensorProto& proto, DType* dtype,
   std::optional<DType> d = graph::DTypeFromOnnx(proto.data_type());
   if (!d.has_value() || *d == DType::kUndefined) {
     return absl::InvalidArgumentError(
-        fmt::format("tensor '{}' has unknown data type {}", proto.name(), proto.data_type()));
+        fmt::format("tensor '{}' has unknown data type {}", proto.name(),
+                    proto.data_type()));
   }
   *dtype = *d;
   dims->assign(proto.dims().begin(), proto.dims().end());
@@ -382,8 +397,9 @@ std::optional<std::vector<int64_t>> TensorProtoInts(
       const char* p = raw.data() + i * width;
       int64_t v = 0;
       switch (width) {
-        case 1: v = is_signed ? static_cast<int8_t>(*p)
-                              : static_cast<uint8_t>(*p); break;
+        case 1:
+          v = is_signed ? static_cast<int8_t>(*p) : static_cast<uint8_t>(*p);
+          break;
         case 2: {
           uint16_t u;
           std::memcpy(&u, p, 2);
@@ -411,11 +427,13 @@ std::optional<std::vector<int64_t>> TensorProtoInts(
   const bool has_raw = proto.has_raw_data();
   switch (proto.data_type()) {
     case onnx::TensorProto::INT64:
-      if (has_raw) return from_raw(8, true) ? std::optional(values) : std::nullopt;
+      if (has_raw)
+        return from_raw(8, true) ? std::optional(values) : std::nullopt;
       values.assign(proto.int64_data().begin(), proto.int64_data().end());
       break;
     case onnx::TensorProto::UINT64:
-      if (has_raw) return from_raw(8, false) ? std::optional(values) : std::nullopt;
+      if (has_raw)
+        return from_raw(8, false) ? std::optional(values) : std::nullopt;
       values.assign(proto.uint64_data().begin(), proto.uint64_data().end());
       break;
     case onnx::TensorProto::INT32:
@@ -426,11 +444,11 @@ std::optional<std::vector<int64_t>> TensorProtoInts(
     case onnx::TensorProto::BOOL: {
       if (has_raw) {
         const int t = proto.data_type();
-        size_t width = t == onnx::TensorProto::INT32 ? 4
-                       : (t == onnx::TensorProto::INT16 ||
-                          t == onnx::TensorProto::UINT16)
-                           ? 2
-                           : 1;
+        size_t width =
+            t == onnx::TensorProto::INT32 ? 4
+            : (t == onnx::TensorProto::INT16 || t == onnx::TensorProto::UINT16)
+                ? 2
+                : 1;
         bool is_signed = t == onnx::TensorProto::INT32 ||
                          t == onnx::TensorProto::INT16 ||
                          t == onnx::TensorProto::INT8;
@@ -441,7 +459,8 @@ std::optional<std::vector<int64_t>> TensorProtoInts(
       break;
     }
     case onnx::TensorProto::UINT32:
-      if (has_raw) return from_raw(4, false) ? std::optional(values) : std::nullopt;
+      if (has_raw)
+        return from_raw(4, false) ? std::optional(values) : std::nullopt;
       values.assign(proto.uint64_data().begin(), proto.uint64_data().end());
       break;
     default:

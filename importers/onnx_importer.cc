@@ -11,10 +11,10 @@
 #include <set>
 #include <utility>
 
-#include "fmt/format.h"
-#include "graph/fmt_absl.h"
 #include "absl/strings/str_join.h"
+#include "fmt/format.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "graph/fmt_absl.h"
 #include "importers/onnx_convert.h"
 #include "importers/shape_inference.h"
 #include "onnx/onnx_pb.h"
@@ -93,8 +93,10 @@ absl::StatusOr<graph::Graph> ImportOnnxBytes(std::string_view bytes,
         fmt::format("{}: is empty, not an ONNX model", display_name));
   }
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return absl::InvalidArgumentError(fmt::format("{}{}", display_name, ": is larger than the 2 GiB a protobuf can hold; store "
-                      "the weights as external data"));
+    return absl::InvalidArgumentError(
+        fmt::format("{}{}", display_name,
+                    ": is larger than the 2 GiB a protobuf can hold; store "
+                    "the weights as external data"));
   }
   onnx::ModelProto model;
   google::protobuf::io::CodedInputStream stream(
@@ -102,19 +104,22 @@ absl::StatusOr<graph::Graph> ImportOnnxBytes(std::string_view bytes,
       static_cast<int>(bytes.size()));
   stream.SetTotalBytesLimit(INT_MAX);
   stream.SetRecursionLimit(512);
-  if (!model.ParseFromCodedStream(&stream) ||
-      !stream.ConsumedEntireMessage()) {
-    return absl::InvalidArgumentError(fmt::format("{}{}", display_name, ": is not a valid ONNX model (protobuf parse failed; "
-                      "truncated or not ONNX)"));
+  if (!model.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}{}", display_name,
+                    ": is not a valid ONNX model (protobuf parse failed; "
+                    "truncated or not ONNX)"));
   }
   if (!model.has_graph() || model.ir_version() <= 0) {
-    return absl::InvalidArgumentError(fmt::format("{}: is not an ONNX model (no graph or no IR version in the protobuf)", display_name));
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: is not an ONNX model (no graph or no IR version in the protobuf)",
+        display_name));
   }
-  absl::StatusOr<graph::Graph> graph =
-      ConvertModel(model, base_dir, options);
+  absl::StatusOr<graph::Graph> graph = ConvertModel(model, base_dir, options);
   if (!graph.ok()) {
     return absl::Status(graph.status().code(),
-                        fmt::format("{}: {}", display_name, std::string(graph.status().message())));
+                        fmt::format("{}: {}", display_name,
+                                    std::string(graph.status().message())));
   }
   return graph;
 }

@@ -3,7 +3,8 @@
 //
 //   importers::ImportOptions options;
 //   options.dims["batch"] = 8;
-//   absl::StatusOr<graph::Graph> g = importers::ImportOnnxFile("m.onnx", options);
+//   absl::StatusOr<graph::Graph> g = importers::ImportOnnxFile("m.onnx",
+//   options);
 #ifndef RIDGELINE_IMPORTERS_ONNX_IMPORTER_H_
 #define RIDGELINE_IMPORTERS_ONNX_IMPORTER_H_
 

@@ -110,9 +110,9 @@ TEST(CliFeatures, ModelAndZooTogetherIsAUsageError) {
 // (0.5 x 312e12) = 0.02628 ms (memory-bound); overhead = 50 layers x 10 us
 // + 15 us dispatch = 0.515 ms; latency = 0.02762 + 0.515 = 0.5426 ms.
 TEST(CliFeatures, MlsysimWholeModelReproducesResNet50OnA100) {
-  const Result r = RunCli({"--zoo", "resnet50", "--hw", "a100", "--mlsysim",
-                        "--whole-model", "--precision", "fp16", "--format",
-                        "json"});
+  const Result r =
+      RunCli({"--zoo", "resnet50", "--hw", "a100", "--mlsysim", "--whole-model",
+              "--precision", "fp16", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j.contains("summary"));
@@ -122,8 +122,8 @@ TEST(CliFeatures, MlsysimWholeModelReproducesResNet50OnA100) {
   EXPECT_NEAR(w["latency_s"].get<double>(), 0.543e-3, 0.01 * 0.543e-3);
   // 1 / 0.543 ms = 1843 img/s (published), within 1%.
   EXPECT_NEAR(w["throughput_per_s"].get<double>(), 1843, 0.01 * 1843);
-  for (const char* key : {"intensity", "mfu", "t_compute_s", "t_memory_s",
-                          "t_overhead_s"}) {
+  for (const char* key :
+       {"intensity", "mfu", "t_compute_s", "t_memory_s", "t_overhead_s"}) {
     EXPECT_TRUE(w.contains(key)) << key;
   }
 }
@@ -137,7 +137,7 @@ TEST(CliFeatures, WholeModelTextShowsBothLevels) {
 
 TEST(CliFeatures, BatchSweepHasOneRowPerPoint) {
   const Result r = RunCli({"--zoo", "resnet50", "--hw", "h100", "--sweep",
-                        "batch=1,2,4", "--format", "json"});
+                           "batch=1,2,4", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   const nlohmann::json& points = j["sweep"]["points"];
@@ -153,15 +153,15 @@ TEST(CliFeatures, BatchSweepHasOneRowPerPoint) {
 
 TEST(CliFeatures, HardwareSweepTextNamesEveryDevice) {
   const Result r = RunCli({"--zoo", "resnet50", "--hw", "a100", "--precision",
-                        "fp16", "--sweep", "hw=a100,h100,h200"});
+                           "fp16", "--sweep", "hw=a100,h100,h200"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(Contains(r.out, "h200")) << r.out;
 }
 
 TEST(CliFeatures, MalformedSweepIsAUsageError) {
-  EXPECT_EQ(RunCli({"--zoo", "resnet50", "--hw", "h100", "--sweep", "foo=1"})
-                .code,
-            1);
+  EXPECT_EQ(
+      RunCli({"--zoo", "resnet50", "--hw", "h100", "--sweep", "foo=1"}).code,
+      1);
 }
 
 TEST(CliFeatures, FuseAllSavesTimeAndKeepsLayersUnfused) {
@@ -169,7 +169,7 @@ TEST(CliFeatures, FuseAllSavesTimeAndKeepsLayersUnfused) {
       RunCli({"--zoo", "resnet50", "--hw", "h100", "--format", "json"});
   ASSERT_EQ(plain.code, 0) << plain.err;
   const Result r = RunCli({"--zoo", "resnet50", "--hw", "h100", "--fuse", "all",
-                        "--format", "json"});
+                           "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json p = nlohmann::json::parse(plain.out);
   const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -183,13 +183,14 @@ TEST(CliFeatures, FuseAllSavesTimeAndKeepsLayersUnfused) {
 
 TEST(CliFeatures, BadFuseValueIsAUsageError) {
   EXPECT_EQ(
-      RunCli({"--zoo", "resnet50", "--hw", "h100", "--fuse", "everything"}).code,
+      RunCli({"--zoo", "resnet50", "--hw", "h100", "--fuse", "everything"})
+          .code,
       1);
 }
 
 TEST(CliFeatures, Int8WeightsShrinkTheModel) {
   const Result r = RunCli({"--zoo", "resnet50", "--hw", "h100", "--precision",
-                        "fp16", "--weights", "int8", "--format", "json"});
+                           "fp16", "--weights", "int8", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   const nlohmann::json& s = j["quantize"]["summary"];
@@ -207,7 +208,7 @@ TEST(CliFeatures, WhatIfTableHasTheBestRow) {
 TEST(CliFeatures, HtmlReportWithTwoRoofs) {
   const std::string path = (TempDir() / "report.html").string();
   const Result r = RunCli({"--zoo", "resnet50", "--hw", "a100,h100", "--format",
-                        "html", "-o", path});
+                           "html", "-o", path});
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string html = ReadFile(path);
   EXPECT_TRUE(Contains(html, "<svg")) << html.substr(0, 200);
@@ -217,7 +218,7 @@ TEST(CliFeatures, HtmlReportWithTwoRoofs) {
 TEST(CliFeatures, SvgIsThePlotAlone) {
   const std::string path = (TempDir() / "roof.svg").string();
   const Result r = RunCli({kFixtures + "tiny_cnn.onnx", "--hw", "h100",
-                        "--format", "svg", "-o", path});
+                           "--format", "svg", "-o", path});
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string svg = ReadFile(path);
   EXPECT_TRUE(Contains(svg, "<svg")) << svg.substr(0, 200);
@@ -230,7 +231,7 @@ const std::string kProfile = kFixtures + "profiles/small_cnn_disabled.json";
 TEST(CliFeatures, MeasuredAddsMeasuredAndRatioPerLayer) {
   if (!std::filesystem::exists(kProfile)) GTEST_SKIP() << kProfile;
   const Result r = RunCli({kSmallCnn, "--hw", "epyc-9654", "--measured",
-                        kProfile, "--format", "json"});
+                           kProfile, "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j.contains("measured"));
@@ -247,7 +248,7 @@ TEST(CliFeatures, MeasuredTextAndFitWritesAReadableDevice) {
   if (!std::filesystem::exists(kProfile)) GTEST_SKIP() << kProfile;
   const std::string fitted = (TempDir() / "fitted.json").string();
   const Result r = RunCli({kSmallCnn, "--hw", "epyc-9654", "--measured",
-                        kProfile, "--fit", "--fit-out", fitted});
+                           kProfile, "--fit", "--fit-out", fitted});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(Contains(r.out, "measured")) << r.out;
   absl::StatusOr<engine::Hardware> hw = engine::LoadHardwareFile(fitted);
@@ -258,9 +259,9 @@ TEST(CliFeatures, MeasuredTextAndFitWritesAReadableDevice) {
 
 TEST(CliFeatures, FitNeedsMeasuredAndFitOut) {
   EXPECT_EQ(RunCli({kSmallCnn, "--hw", "h100", "--fit"}).code, 1);
-  EXPECT_EQ(RunCli({kSmallCnn, "--hw", "h100", "--measured", kProfile, "--fit"})
-                .code,
-            1);
+  EXPECT_EQ(
+      RunCli({kSmallCnn, "--hw", "h100", "--measured", kProfile, "--fit"}).code,
+      1);
 }
 
 TEST(CliFeatures, MissingProfileIsAnInputErrorNamingIt) {

@@ -9,10 +9,14 @@ TEST(GraphTest, DetectsCycle) {
   Graph g;
   int a = *g.AddTensor({.name = "a"});
   int b = *g.AddTensor({.name = "b"});
-  ASSERT_TRUE(g.AddNode({.name = "n1", .op_type = "Relu", .inputs = {a},
-                         .outputs = {b}}).ok());
-  ASSERT_TRUE(g.AddNode({.name = "n2", .op_type = "Relu", .inputs = {b},
-                         .outputs = {a}}).ok());
+  ASSERT_TRUE(
+      g.AddNode(
+           {.name = "n1", .op_type = "Relu", .inputs = {a}, .outputs = {b}})
+          .ok());
+  ASSERT_TRUE(
+      g.AddNode(
+           {.name = "n2", .op_type = "Relu", .inputs = {b}, .outputs = {a}})
+          .ok());
   absl::Status s = g.Finalize();
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("cycle"), std::string::npos);
@@ -24,10 +28,14 @@ TEST(GraphTest, TopologicalOrderFollowsEdges) {
   int y = *g.AddTensor({.name = "y"});
   int z = *g.AddTensor({.name = "z"});
   // Listed consumer-first on purpose.
-  ASSERT_TRUE(g.AddNode({.name = "second", .op_type = "Relu", .inputs = {y},
-                         .outputs = {z}}).ok());
-  ASSERT_TRUE(g.AddNode({.name = "first", .op_type = "Relu", .inputs = {x},
-                         .outputs = {y}}).ok());
+  ASSERT_TRUE(
+      g.AddNode(
+           {.name = "second", .op_type = "Relu", .inputs = {y}, .outputs = {z}})
+          .ok());
+  ASSERT_TRUE(
+      g.AddNode(
+           {.name = "first", .op_type = "Relu", .inputs = {x}, .outputs = {y}})
+          .ok());
   ASSERT_TRUE(g.Finalize().ok());
   ASSERT_EQ(g.topological_order().size(), 2u);
   EXPECT_EQ(g.node(g.topological_order()[0]).name, "first");

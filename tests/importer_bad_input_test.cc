@@ -14,8 +14,7 @@ namespace {
 using ::testing::HasSubstr;
 
 std::string Fixture(const std::string& name) {
-  return std::string(RIDGELINE_SOURCE_DIR) + "/tests/fixtures/importer/" +
-         name;
+  return std::string(RIDGELINE_SOURCE_DIR) + "/tests/fixtures/importer/" + name;
 }
 
 struct BadInput {
@@ -39,8 +38,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadInput{"not_onnx.onnx", "not"},
         BadInput{"truncated.onnx", "truncated"},
-        BadInput{"empty.onnx", "is empty"},
-        BadInput{".", "is a directory"},
+        BadInput{"empty.onnx", "is empty"}, BadInput{".", "is a directory"},
         BadInput{"no_such_model.onnx", "no such file"},
         BadInput{"cycle.onnx", "cycle"},
         BadInput{"dangling_input.onnx",

@@ -103,8 +103,7 @@ bool AllInputsConcrete(const onnx::ModelProto& model) {
   for (const auto& i : model.graph().initializer()) inits.insert(i.name());
   for (const auto& in : model.graph().input()) {
     if (inits.contains(in.name())) continue;
-    if (!in.type().has_tensor_type() ||
-        !in.type().tensor_type().has_shape()) {
+    if (!in.type().has_tensor_type() || !in.type().tensor_type().has_shape()) {
       return false;
     }
     for (const auto& d : in.type().tensor_type().shape().dim()) {
@@ -198,11 +197,11 @@ TEST(ImporterNodeSuiteTest, ImportsEveryModel) {
           u.reason.find("data-dependent") != std::string::npos;
       const bool allowed =
           u.reason.find("not a tensor") != std::string::npos ||
-          (data_dependent && (DataDependentOps().contains(op) ||
-                              u.reason.find(kPerIteration) !=
-                                  std::string::npos));
-      EXPECT_TRUE(allowed) << u.tensor << " of node '" << u.node << "' ("
-                           << op << "): " << u.reason;
+          (data_dependent &&
+           (DataDependentOps().contains(op) ||
+            u.reason.find(kPerIteration) != std::string::npos));
+      EXPECT_TRUE(allowed) << u.tensor << " of node '" << u.node << "' (" << op
+                           << "): " << u.reason;
     }
     // Output dims against the suite's expected outputs.
     for (int i = 0; i < model.graph().output_size(); ++i) {
@@ -217,8 +216,8 @@ TEST(ImporterNodeSuiteTest, ImportsEveryModel) {
       const graph::Tensor& tensor = g->tensor(*t);
       if (!tensor.shape_known) continue;  // reported above if not allowed
       ++totals.outputs_checked;
-      EXPECT_EQ(tensor.dims, graph::Dims(expected.dims().begin(),
-                                         expected.dims().end()))
+      EXPECT_EQ(tensor.dims,
+                graph::Dims(expected.dims().begin(), expected.dims().end()))
           << "output " << out.name();
       // ONNX 1.12 stores bfloat16 results as uint16 (numpy has no bfloat16).
       if (tensor.dtype == graph::DType::kBFloat16 &&

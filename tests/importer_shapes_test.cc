@@ -17,8 +17,7 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 std::string Fixture(const std::string& name) {
-  return std::string(RIDGELINE_SOURCE_DIR) + "/tests/fixtures/importer/" +
-         name;
+  return std::string(RIDGELINE_SOURCE_DIR) + "/tests/fixtures/importer/" + name;
 }
 
 graph::Graph Import(const std::string& name,
@@ -137,7 +136,8 @@ TEST(ImporterShapesTest, ResolvesIfAndLoopBodiesWithParents) {
 
 TEST(ImporterShapesTest, ResolvesLlmContribOps) {
   graph::Graph g = Import("contrib_llm.onnx");
-  for (const auto& u : g.unresolved) ADD_FAILURE() << u.tensor << ": " << u.reason;
+  for (const auto& u : g.unresolved)
+    ADD_FAILURE() << u.tensor << ": " << u.reason;
   // batch 2, sequence 5, hidden 64 = 4 heads x 16; 2 KV heads; past 7.
   EXPECT_EQ(Dims(g, "normed"), (graph::Dims{2, 5, 64}));
   EXPECT_EQ(Dims(g, "sum"), (graph::Dims{2, 5, 64}));
@@ -159,7 +159,8 @@ TEST(ImporterShapesTest, ResolvesLlmContribOps) {
 
 TEST(ImporterShapesTest, ResolvesOtherContribOps) {
   graph::Graph g = Import("contrib_misc.onnx");
-  for (const auto& u : g.unresolved) ADD_FAILURE() << u.tensor << ": " << u.reason;
+  for (const auto& u : g.unresolved)
+    ADD_FAILURE() << u.tensor << ": " << u.reason;
   // Attention: x [2,3,32], weights [32, 3*32], 4 heads of 8. Output
   // [2,3,32]; present = past [2,2,4,6,8] grown by 3 tokens: [2,2,4,9,8].
   EXPECT_EQ(Dims(g, "att"), (graph::Dims{2, 3, 32}));
@@ -169,8 +170,8 @@ TEST(ImporterShapesTest, ResolvesOtherContribOps) {
   EXPECT_EQ(Dims(g, "mha"), (graph::Dims{2, 3, 32}));
   EXPECT_EQ(Dims(g, "mha_k"), (graph::Dims{2, 4, 11, 8}));
   EXPECT_EQ(Dims(g, "mha_v"), (graph::Dims{2, 4, 11, 8}));
-  for (const char* same : {"sln", "sln_sum", "rms", "bg", "fg", "qg", "g",
-                           "ba"}) {
+  for (const char* same :
+       {"sln", "sln_sum", "rms", "bg", "fg", "qg", "g", "ba"}) {
     EXPECT_EQ(Dims(g, same), (graph::Dims{2, 3, 32})) << same;
   }
   // FusedMatMul with transB: [2,3,32] x [48,32]^T = [2,3,48].

@@ -79,10 +79,12 @@ RunResult RunBounded(const std::vector<std::string>& argv,
     const int null_in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (null_in >= 0) ::dup2(null_in, STDIN_FILENO);
     std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    for (const std::string& a : argv)
+      args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     std::vector<char*> envp;
-    for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+    for (const std::string& e : env)
+      envp.push_back(const_cast<char*>(e.c_str()));
     envp.push_back(nullptr);
     ::execve(args[0], args.data(), envp.data());
     ::_exit(127);
@@ -104,8 +106,8 @@ RunResult RunBounded(const std::vector<std::string>& argv,
     }
     // Done: output closed and main process gone, or its helpers still hold
     // the pipe half a second after it exited.
-    if (exited && (eof || Clock::now() - exited_at >
-                              std::chrono::milliseconds(500))) {
+    if (exited &&
+        (eof || Clock::now() - exited_at > std::chrono::milliseconds(500))) {
       break;
     }
     if (Clock::now() > deadline) {
@@ -148,7 +150,10 @@ std::string Tail(const std::string& text, size_t n) {
 // Undoes the escaping of text nodes in Chromium's DOM serialization.
 std::string UnescapeText(std::string s) {
   const std::pair<const char*, const char*> kEntities[] = {
-      {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&nbsp;", "\xC2\xA0"},
+      {"&lt;", "<"},
+      {"&gt;", ">"},
+      {"&quot;", "\""},
+      {"&nbsp;", "\xC2\xA0"},
       {"&amp;", "&"}};  // &amp; last
   for (const auto& [from, to] : kEntities) {
     for (size_t p; (p = s.find(from)) != std::string::npos;) {
@@ -158,8 +163,8 @@ std::string UnescapeText(std::string s) {
   return s;
 }
 
-LayerResult Layer(int node, std::string name, std::string op,
-                  double latency_us, Bound bound) {
+LayerResult Layer(int node, std::string name, std::string op, double latency_us,
+                  Bound bound) {
   LayerResult l;
   l.node = node;
   l.name = std::move(name);
@@ -279,10 +284,9 @@ class ReportBrowserTest : public ::testing::Test {
   // Loads the report with "#selftest=<steps>" and returns the hook's JSON.
   nlohmann::json SelfTest(const std::string& steps) {
     const RunResult r = Chromium({"--dump-dom"}, "#selftest=" + steps);
-    EXPECT_FALSE(r.timed_out) << "Chromium timed out after "
-                              << kTimeoutSeconds << " s";
-    const std::regex re(
-        "<pre id=\"selftest-result\"[^>]*>([^<]*)</pre>");
+    EXPECT_FALSE(r.timed_out)
+        << "Chromium timed out after " << kTimeoutSeconds << " s";
+    const std::regex re("<pre id=\"selftest-result\"[^>]*>([^<]*)</pre>");
     std::smatch m;
     if (!std::regex_search(r.stdout_text, m, re) || m[1].str().empty()) {
       ADD_FAILURE() << "no self-test result in the DOM; exit code "
@@ -317,8 +321,7 @@ TEST_F(ReportBrowserTest, OnePointPerLayerAndSortingReordersRows) {
 }
 
 TEST_F(ReportBrowserTest, SecondClickReversesAndTextColumnsSortAtoZ) {
-  const nlohmann::json r =
-      SelfTest("sort:latency_s;sort:latency_s");
+  const nlohmann::json r = SelfTest("sort:latency_s;sort:latency_s");
   ASSERT_TRUE(r.is_object());
   EXPECT_EQ(r["order"].get<Names>(),
             (Names{"head/softmax", "block2/add", "block1/relu", "head/pool",
@@ -326,10 +329,10 @@ TEST_F(ReportBrowserTest, SecondClickReversesAndTextColumnsSortAtoZ) {
   const nlohmann::json by_name = SelfTest("sort:name");
   ASSERT_TRUE(by_name.is_object());
   // Code-unit order: '1' (0x31) < '2' (0x32) < '<' (0x3C).
-  EXPECT_EQ(by_name["order"].get<Names>(),
-            (Names{"block1/relu", "block2/add", "block2/conv",
-                   "block<1>/conv&bn", "head/fc", "head/pool", "head/softmax",
-                   "stem/conv"}));
+  EXPECT_EQ(
+      by_name["order"].get<Names>(),
+      (Names{"block1/relu", "block2/add", "block2/conv", "block<1>/conv&bn",
+             "head/fc", "head/pool", "head/softmax", "stem/conv"}));
 }
 
 TEST_F(ReportBrowserTest, FilterBoxHidesOtherRows) {

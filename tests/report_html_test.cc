@@ -98,8 +98,8 @@ Analysis ToyAnalysis(std::string key = "toy", std::string name = "Toy GPU") {
   view.op_type = "Reshape";
   view.cost.view = true;
   a.layers.push_back(view);
-  a.layers.push_back(Layer(3, "fc", "Gemm", 4e6, 8e6, 0.08e-6, 8e-6, 10e-6,
-                           Bound::kMemory));
+  a.layers.push_back(
+      Layer(3, "fc", "Gemm", 4e6, 8e6, 0.08e-6, 8e-6, 10e-6, Bound::kMemory));
   a.layers.push_back(Layer(4, "add<&\"'>", "Add", 1e3, 1.2e4, 0.02e-9, 12e-9,
                            10e-6, Bound::kOverhead));
   TensorInfo in{.name = "x", .dims = {1, 3, 8, 8}, .shape_known = true};
@@ -154,8 +154,9 @@ TEST(RooflineSvgTest, OneCirclePerNonViewLayer) {
   EXPECT_EQ(AttrOf(tag, "data-latency-s"), "5e-05");
   // '>' is escaped in attributes and text alike.
   EXPECT_EQ(AttrOf(tag, "data-shapes"), "[1,3,8,8] -&gt; [1,16,8,8]");
-  EXPECT_THAT(svg, HasSubstr("<title>conv1\nConv\nshapes: [1,3,8,8] -&gt; "
-                             "[1,16,8,8]\n2.00 GFLOP | 20.0 MB | 100 FLOP/byte"));
+  EXPECT_THAT(svg,
+              HasSubstr("<title>conv1\nConv\nshapes: [1,3,8,8] -&gt; "
+                        "[1,16,8,8]\n2.00 GFLOP | 20.0 MB | 100 FLOP/byte"));
   // A layer without tensor information has no shapes.
   EXPECT_EQ(AttrOf(CircleTag(svg, "fc"), "data-shapes"), "");
 }
@@ -224,8 +225,8 @@ TEST(RooflineSvgTest, AutomaticAxesEncloseLayersAndRoofs) {
 
 TEST(RooflineSvgTest, ZeroFlopLayerIsClampedToTheEdge) {
   Analysis a = ToyAnalysis();
-  a.layers.push_back(Layer(5, "transpose", "Transpose", 0, 4e6, 0, 4e-6,
-                           10e-6, Bound::kMemory));
+  a.layers.push_back(Layer(5, "transpose", "Transpose", 0, 4e6, 0, 4e-6, 10e-6,
+                           Bound::kMemory));
   const std::string svg = RenderRooflineSvg({&a}, FixedAxes());
   EXPECT_EQ(Count(svg, "<circle"), 5u);
   const std::string tag = CircleTag(svg, "transpose");
@@ -261,8 +262,10 @@ TEST(RooflineSvgTest, TwoDevicesDrawTwoRoofsAndALegend) {
   // 4 points per device.
   EXPECT_EQ(Count(svg, "<circle"), 8u);
   // Legend lines name both devices; ridge of Big GPU = 4e14 / 2e12 = 200.
-  EXPECT_THAT(svg, HasSubstr("Toy GPU: 100 TFLOP/s fp16, 1.00 TB/s, ridge 100"));
-  EXPECT_THAT(svg, HasSubstr("Big GPU: 400 TFLOP/s fp16, 2.00 TB/s, ridge 200"));
+  EXPECT_THAT(svg,
+              HasSubstr("Toy GPU: 100 TFLOP/s fp16, 1.00 TB/s, ridge 100"));
+  EXPECT_THAT(svg,
+              HasSubstr("Big GPU: 400 TFLOP/s fp16, 2.00 TB/s, ridge 200"));
 }
 
 TEST(RooflineSvgTest, DecadeLabels) {
@@ -292,10 +295,10 @@ TEST(HtmlReportTest, SelfContainedWithAllSections) {
   const std::string html = RenderHtmlReport(ToyInput(a));
   EXPECT_THAT(html, HasSubstr("<!DOCTYPE html>"));
   EXPECT_THAT(html, Not(HasSubstr("{{")));  // every placeholder filled
-  for (const char* id : {"id=\"summary\"", "id=\"assumptions\"",
-                         "id=\"roofline\"", "id=\"breakdown\"", "id=\"top\"",
-                         "id=\"layers\"", "id=\"layer-filter\"",
-                         "id=\"layer-table\"", "<style>", "<script>"}) {
+  for (const char* id :
+       {"id=\"summary\"", "id=\"assumptions\"", "id=\"roofline\"",
+        "id=\"breakdown\"", "id=\"top\"", "id=\"layers\"",
+        "id=\"layer-filter\"", "id=\"layer-table\"", "<style>", "<script>"}) {
     EXPECT_THAT(html, HasSubstr(id));
   }
   EXPECT_EQ(Count(html, "<circle"), 4u);
@@ -349,24 +352,25 @@ TEST(HtmlReportTest, OtherDevicesAndExtraSections) {
   b.assumptions.peak_flops_per_s = 4e14;
   HtmlReportInput in = ToyInput(a);
   in.other_hardware = {&b};
-  in.comparisons.push_back({.title = "Whole model",
-                            .columns = {"configuration", "latency"},
-                            .rows = {{"as is", "96.0 us"},
-                                     {"fused <all>", "60.0 us"}}});
-  BeforeAfterChart chart{.title = "Fusion", .before_label = "unfused",
-                         .after_label = "fused"};
-  chart.bars.push_back({.label = "conv1+relu1", .before_s = 68e-6,
-                        .after_s = 50e-6});
+  in.comparisons.push_back(
+      {.title = "Whole model",
+       .columns = {"configuration", "latency"},
+       .rows = {{"as is", "96.0 us"}, {"fused <all>", "60.0 us"}}});
+  BeforeAfterChart chart{
+      .title = "Fusion", .before_label = "unfused", .after_label = "fused"};
+  chart.bars.push_back(
+      {.label = "conv1+relu1", .before_s = 68e-6, .after_s = 50e-6});
   chart.bars.push_back({.label = "total", .before_s = 96e-6, .after_s = 78e-6});
   in.before_after.push_back(chart);
-  in.sections.push_back({.title = "Quantization settings",
-                         .rows = {{"weights", "int8"}}});
+  in.sections.push_back(
+      {.title = "Quantization settings", .rows = {{"weights", "int8"}}});
   const std::string html = RenderHtmlReport(in);
   EXPECT_EQ(Count(html, "<circle"), 8u);
   // The page shows the first device's points; a check box shows the others.
   EXPECT_THAT(html, HasSubstr("<g class=\"points\" data-device=\"toy\">"));
-  EXPECT_THAT(html, HasSubstr(
-                        "<g class=\"points\" data-device=\"big\" display=\"none\">"));
+  EXPECT_THAT(
+      html,
+      HasSubstr("<g class=\"points\" data-device=\"big\" display=\"none\">"));
   EXPECT_THAT(html, HasSubstr("<input type=\"checkbox\" data-device=\"big\">"));
   EXPECT_THAT(html, HasSubstr("id=\"devices\""));
   EXPECT_THAT(html, HasSubstr("data-key=\"latency_s@big\""));

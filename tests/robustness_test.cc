@@ -40,7 +40,7 @@ engine::Hardware TestHardware() {
   engine::Hardware hw;
   hw.key = "robustness-device";
   hw.name = "robustness test device";
-  hw.peak_flops_per_s = {{"fp32", 60e12}, {"fp16", 900e12}, {"bf16", 900e12},
+  hw.peak_flops_per_s = {{"fp32", 60e12},  {"fp16", 900e12}, {"bf16", 900e12},
                          {"tf32", 400e12}, {"fp8", 1800e12}, {"int8", 1800e12},
                          {"int4", 3600e12}};
   hw.memory_bandwidth_bytes_per_s = 3e12;
@@ -78,12 +78,12 @@ std::string SmallCnnBytes() {
   b.FloatInitializer("conv.bias", {4}, std::vector<float>(4, 0.0f));
   b.FloatInitializer("fc.weight", {10, 64}, std::vector<float>(10 * 64, 0.01f));
   b.FloatInitializer("fc.bias", {10}, std::vector<float>(10, 0.0f));
-  std::string x = b.Node("Conv", {"image", "conv.weight", "conv.bias"},
-                         {IntsAttr("kernel_shape", {3, 3}),
-                          IntsAttr("pads", {1, 1, 1, 1})});
+  std::string x = b.Node(
+      "Conv", {"image", "conv.weight", "conv.bias"},
+      {IntsAttr("kernel_shape", {3, 3}), IntsAttr("pads", {1, 1, 1, 1})});
   x = b.Node("Relu", {x});
-  x = b.Node("MaxPool", {x}, {IntsAttr("kernel_shape", {2, 2}),
-                              IntsAttr("strides", {2, 2})});
+  x = b.Node("MaxPool", {x},
+             {IntsAttr("kernel_shape", {2, 2}), IntsAttr("strides", {2, 2})});
   x = b.Node("Flatten", {x}, {IntAttr("axis", 1)});
   x = b.Node("Gemm", {x, "fc.weight", "fc.bias"},
              {IntAttr("transB", 1), FloatAttr("alpha", 1.0f)});
@@ -225,8 +225,9 @@ TEST(RobustnessTest, ConvMacsAboveInt64AreNotWrapped) {
   const int64_t c = int64_t{1} << 20, hw = int64_t{1} << 10;
   b.Input("x", kF32, {1, c, hw, hw});
   b.ExternalInitializer("w", kF32, {c, c, 3, 3}, "absent.data", 4);
-  b.Output(b.Node("Conv", {"x", "w"}, {IntsAttr("kernel_shape", {3, 3}),
-                                       IntsAttr("pads", {1, 1, 1, 1})}));
+  b.Output(b.Node(
+      "Conv", {"x", "w"},
+      {IntsAttr("kernel_shape", {3, 3}), IntsAttr("pads", {1, 1, 1, 1})}));
   absl::StatusOr<engine::Analysis> a =
       ImportAndAnalyze(b.Serialize(), "huge_conv.onnx");
   ASSERT_TRUE(a.ok()) << a.status();

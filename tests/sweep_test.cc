@@ -192,9 +192,8 @@ TEST(SweepBatch, ZooModelsAreAffineInTheBatch) {
     };
     absl::StatusOr<SweepResult> r = SweepBatch(at, {1, 3, 16}, {});
     ASSERT_TRUE(r.ok()) << r.status();
-    EXPECT_TRUE(r->interpolated) << (r->non_affine_layers.empty()
-                                         ? ""
-                                         : r->non_affine_layers.front());
+    EXPECT_TRUE(r->interpolated)
+        << (r->non_affine_layers.empty() ? "" : r->non_affine_layers.front());
     absl::StatusOr<Analysis> direct = at(3);
     ASSERT_TRUE(direct.ok());
     EXPECT_NEAR(r->points[1].latency_s, direct->summary.latency_s,

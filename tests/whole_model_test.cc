@@ -58,8 +58,8 @@ WholeModelOptions Mlsysim(ModelClass c, int64_t layers) {
 // 27.621 + 15 + 50 x 10 = 542.621 us; 1/latency = 1842.9 /s; AI = 4.1e9 /
 // 56.32e6 = 72.80; MFU = (4.1e9 / 542.621 us) / 312e12 = 2.422%.
 TEST(WholeModelMlsysim, ReproducesResNet50A100Batch1) {
-  absl::StatusOr<WholeModelResult> r = WholeModelFromTotals(
-      ResNet50(1), A100(), Mlsysim(ModelClass::kCnn, 50));
+  absl::StatusOr<WholeModelResult> r =
+      WholeModelFromTotals(ResNet50(1), A100(), Mlsysim(ModelClass::kCnn, 50));
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->bound, Bound::kMemory);
   EXPECT_NEAR(r->t_compute_s, 4.1e9 / 156e12, 1e-12);
@@ -77,8 +77,8 @@ TEST(WholeModelMlsysim, ReproducesResNet50A100Batch1) {
 // T_m 30.132 us: compute. B=256: ops 1.0496e12, T_c 6.728205 ms, bytes
 // 51.2e6 x 26.6, T_m 0.667935 ms; latency 7.243205 ms; MFU 46.44%.
 TEST(WholeModelMlsysim, ReproducesResNet50A100BatchSweepPoints) {
-  absl::StatusOr<WholeModelResult> b2 = WholeModelFromTotals(
-      ResNet50(2), A100(), Mlsysim(ModelClass::kCnn, 50));
+  absl::StatusOr<WholeModelResult> b2 =
+      WholeModelFromTotals(ResNet50(2), A100(), Mlsysim(ModelClass::kCnn, 50));
   ASSERT_TRUE(b2.ok());
   EXPECT_NEAR(b2->intensity, 133.46, 0.01);
   EXPECT_EQ(b2->bound, Bound::kCompute);
@@ -94,8 +94,8 @@ TEST(WholeModelMlsysim, ReproducesResNet50A100BatchSweepPoints) {
 // H100: T_c = 4.1e9 / 494.5e12 = 8.291 us; T_m = 56.32e6 / 3.35e12 =
 // 16.812 us; latency 16.812 + 10 + 500 = 526.812 us: 1898.2 /s.
 TEST(WholeModelMlsysim, ReproducesResNet50H100) {
-  absl::StatusOr<WholeModelResult> r = WholeModelFromTotals(
-      ResNet50(1), H100(), Mlsysim(ModelClass::kCnn, 50));
+  absl::StatusOr<WholeModelResult> r =
+      WholeModelFromTotals(ResNet50(1), H100(), Mlsysim(ModelClass::kCnn, 50));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->bound, Bound::kMemory);
   EXPECT_NEAR(r->throughput_per_s, 1898.2, 0.1);
@@ -109,8 +109,8 @@ TEST(WholeModelMlsysim, ReproducesLlamaA100) {
   WholeModelTotals t;
   t.params = 8030000000;
   t.macs = 1;  // ignored by the transformer rule
-  absl::StatusOr<WholeModelResult> r = WholeModelFromTotals(
-      t, A100(), Mlsysim(ModelClass::kTransformer, 32));
+  absl::StatusOr<WholeModelResult> r =
+      WholeModelFromTotals(t, A100(), Mlsysim(ModelClass::kTransformer, 32));
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->bound, Bound::kMemory);
   EXPECT_NEAR(r->t_compute_s, 0.10295e-3, 1e-8);
@@ -203,22 +203,21 @@ TEST(WholeModel, RejectsBadInputs) {
   EXPECT_FALSE(WholeModelFromTotals(ResNet50(1), A100(), o).ok());
   Assumptions unknown = A100();
   unknown.peak_precision = "fp4";
-  EXPECT_FALSE(WholeModelFromTotals(ResNet50(1), unknown,
-                                    Mlsysim(ModelClass::kCnn, 50))
-                   .ok());
+  EXPECT_FALSE(
+      WholeModelFromTotals(ResNet50(1), unknown, Mlsysim(ModelClass::kCnn, 50))
+          .ok());
   EXPECT_FALSE(ParseModelClass("rnn").ok());
   EXPECT_EQ(*ParseModelClass("CNN"), ModelClass::kCnn);
 }
 
 TEST(WholeModelJson, HasTheDocumentedKeys) {
-  absl::StatusOr<WholeModelResult> r = WholeModelFromTotals(
-      ResNet50(1), A100(), Mlsysim(ModelClass::kCnn, 50));
+  absl::StatusOr<WholeModelResult> r =
+      WholeModelFromTotals(ResNet50(1), A100(), Mlsysim(ModelClass::kCnn, 50));
   ASSERT_TRUE(r.ok());
   nlohmann::json j = WholeModelJson(*r);
-  for (const char* key :
-       {"latency_s", "throughput_per_s", "bound", "intensity", "mfu",
-        "t_compute_s", "t_memory_s", "t_overhead_s", "method",
-        "flops_per_mac", "flops", "bytes"}) {
+  for (const char* key : {"latency_s", "throughput_per_s", "bound", "intensity",
+                          "mfu", "t_compute_s", "t_memory_s", "t_overhead_s",
+                          "method", "flops_per_mac", "flops", "bytes"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["bound"], "memory");

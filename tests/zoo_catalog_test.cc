@@ -1,7 +1,5 @@
 // The model zoo catalog: metadata parsing, lookup, dim rebinding, and the
 // committed zoo/models files.
-#include "zoo/catalog.h"
-
 #include <string>
 #include <vector>
 
@@ -9,6 +7,7 @@
 #include "graph/fmt_absl.h"
 #include "gtest/gtest.h"
 #include "tests/zoo_test_util.h"
+#include "zoo/catalog.h"
 
 namespace ridgeline::zoo {
 namespace {
@@ -29,8 +28,8 @@ TEST(ParseModelCatalog, ReadsMetadataAndPairsFiles) {
   std::vector<EmbeddedFile> files = {
       {"models/toy.onnx", "ONNX"},
       {"models/toy.json", kMinimalJson},
-      {"hardware/x.json", "{}"},       // other prefix: ignored
-      {"models/README.md", "# zoo"},   // other extension: ignored
+      {"hardware/x.json", "{}"},      // other prefix: ignored
+      {"models/README.md", "# zoo"},  // other extension: ignored
   };
   absl::StatusOr<std::vector<ModelEntry>> zoo = ParseModelCatalog(files);
   ASSERT_TRUE(zoo.ok()) << zoo.status();
@@ -39,8 +38,8 @@ TEST(ParseModelCatalog, ReadsMetadataAndPairsFiles) {
   EXPECT_EQ(e.name, "toy");
   EXPECT_EQ(e.description, "a toy");
   EXPECT_EQ(e.params, 12);
-  EXPECT_THAT(e.default_dims, ElementsAre(Pair("batch", 1),
-                                          Pair("sequence", 128)));
+  EXPECT_THAT(e.default_dims,
+              ElementsAre(Pair("batch", 1), Pair("sequence", 128)));
   EXPECT_EQ(e.model_class, engine::ModelClass::kTransformer);
   EXPECT_EQ(e.mlsysim_layers, 3);
   EXPECT_EQ(e.tokens_dim, "sequence");
@@ -74,8 +73,8 @@ TEST(ParseModelCatalog, ErrorsNameTheFileAndField) {
   ASSERT_FALSE(wrong_name.ok());
   EXPECT_THAT(std::string(MessageOf(wrong_name.status())), HasSubstr("other"));
 
-  absl::StatusOr<std::vector<ModelEntry>> not_json = ParseModelCatalog(
-      {{"models/toy.onnx", "x"}, {"models/toy.json", "{"}});
+  absl::StatusOr<std::vector<ModelEntry>> not_json =
+      ParseModelCatalog({{"models/toy.onnx", "x"}, {"models/toy.json", "{"}});
   EXPECT_FALSE(not_json.ok());
 }
 
@@ -127,9 +126,8 @@ TEST(CommittedZoo, HasEveryEntryWithMetadata) {
   std::vector<std::string> names;
   for (const ModelEntry& e : zoo) names.push_back(e.name);
   EXPECT_THAT(names, ElementsAre("bert-base", "efficientnet_b0", "gpt2",
-                                 "llama-3.1-8b-decode",
-                                 "llama-3.1-8b-prefill", "mobilenet_v2",
-                                 "resnet50", "vit_b_16"));
+                                 "llama-3.1-8b-decode", "llama-3.1-8b-prefill",
+                                 "mobilenet_v2", "resnet50", "vit_b_16"));
   for (const ModelEntry& e : zoo) {
     SCOPED_TRACE(e.name);
     EXPECT_FALSE(e.description.empty());

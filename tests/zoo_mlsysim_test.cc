@@ -24,8 +24,8 @@ struct MlsysimRun {
 
 // Imports entry `name` at `batch`, analyzes on `hw` at fp16 with mlsysim's
 // assumptions, and computes the mlsysim whole-model estimate.
-absl::StatusOr<MlsysimRun> Mlsysim(const std::string& name, const std::string& hw,
-                            int64_t batch) {
+absl::StatusOr<MlsysimRun> Mlsysim(const std::string& name,
+                                   const std::string& hw, int64_t batch) {
   absl::StatusOr<zoo::ModelEntry> entry = testing::SourceEntry(name);
   if (!entry.ok()) return entry.status();
   absl::StatusOr<graph::Graph> g = testing::ImportEntry(*entry, batch);
@@ -120,8 +120,8 @@ TEST(ZooMlsysim, ResNet50CrossoverBatch) {
       engine::ParseSweepSpec("batch=1,2,4,...,256");
   ASSERT_TRUE(spec.ok());
   engine::SweepOptions options;
-  options.whole_model = zoo::MlsysimOptions(*entry, zoo::EntryDims(*entry, {},
-                                                                   1));
+  options.whole_model =
+      zoo::MlsysimOptions(*entry, zoo::EntryDims(*entry, {}, 1));
   const std::pair<std::string, int64_t> cases[] = {{"h100-sxm", 4},
                                                    {"a100-80gb-sxm", 2}};
   for (const auto& [hw, crossover] : cases) {
@@ -147,15 +147,16 @@ TEST(ZooMlsysim, ResNet50CrossoverBatch) {
 // T_memory 8.66 ms, T_compute 0.10 ms, intensity 0.91. Ops = 2 x
 // 8,030,261,248 params x 1 token.
 TEST(ZooMlsysim, LlamaDecodeA100Batch1) {
-  absl::StatusOr<MlsysimRun> r = Mlsysim("llama-3.1-8b-decode", "a100-80gb-sxm", 1);
+  absl::StatusOr<MlsysimRun> r =
+      Mlsysim("llama-3.1-8b-decode", "a100-80gb-sxm", 1);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->analysis.summary.params, 8030261248);
   const engine::WholeModelResult& w = r->whole;
   EXPECT_EQ(w.bound, engine::Bound::kMemory);
-  EXPECT_NEAR(w.latency_s, 9.0e-3, 0.05e-3);       // two significant digits
+  EXPECT_NEAR(w.latency_s, 9.0e-3, 0.05e-3);  // two significant digits
   ExpectWithin(w.throughput_per_s, 111, 0.01);
   ExpectWithin(w.t_memory_s, 8.66e-3, 0.01);
-  EXPECT_NEAR(w.t_compute_s, 0.10e-3, 0.005e-3);   // two significant digits
+  EXPECT_NEAR(w.t_compute_s, 0.10e-3, 0.005e-3);  // two significant digits
   EXPECT_NEAR(w.intensity, 0.91, 0.005);
   EXPECT_DOUBLE_EQ(w.ops, 2.0 * 8030261248.0);
 }

@@ -51,18 +51,19 @@ TEST_P(ZooEntryTest, ImportsWithoutWarnings) {
   EXPECT_THAT(g->warnings, IsEmpty());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllEntries, ZooEntryTest,
-    ::testing::Values("resnet50", "mobilenet_v2", "efficientnet_b0",
-                      "vit_b_16", "bert-base", "gpt2", "llama-3.1-8b-prefill",
-                      "llama-3.1-8b-decode"),
-    [](const ::testing::TestParamInfo<std::string>& info) {
-      std::string name = info.param;
-      for (char& c : name) {
-        if (c == '-' || c == '.') c = '_';
-      }
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(AllEntries, ZooEntryTest,
+                         ::testing::Values("resnet50", "mobilenet_v2",
+                                           "efficientnet_b0", "vit_b_16",
+                                           "bert-base", "gpt2",
+                                           "llama-3.1-8b-prefill",
+                                           "llama-3.1-8b-decode"),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name) {
+                             if (c == '-' || c == '.') c = '_';
+                           }
+                           return name;
+                         });
 
 // MACs at the default dims.
 double MacsOf(const std::string& name,
@@ -74,7 +75,8 @@ double MacsOf(const std::string& name,
   absl::StatusOr<graph::Graph> g = testing::ImportEntry(*entry, batch, dims);
   EXPECT_TRUE(g.ok()) << g.status();
   if (!g.ok()) return 0;
-  absl::StatusOr<engine::Hardware> hw = testing::SourceHardware("a100-80gb-sxm");
+  absl::StatusOr<engine::Hardware> hw =
+      testing::SourceHardware("a100-80gb-sxm");
   EXPECT_TRUE(hw.ok());
   absl::StatusOr<engine::Analysis> a =
       engine::Analyze(*g, *hw, engine::AnalyzeOptions{});
@@ -110,9 +112,7 @@ TEST(ZooMacs, BertByHand) {
 // 7,247,757,312 plus attention 2*12*1024^2*64 = 1,610,612,736, x12 =
 // 106,300,440,576; tied LM head 1024*768*50257 = 39,523,713,024. Total
 // 145,824,153,600.
-TEST(ZooMacs, Gpt2ByHand) {
-  EXPECT_DOUBLE_EQ(MacsOf("gpt2"), 145824153600.0);
-}
+TEST(ZooMacs, Gpt2ByHand) { EXPECT_DOUBLE_EQ(MacsOf("gpt2"), 145824153600.0); }
 
 // Llama-3.1-8B decode, 1 token, 2048 past: per layer projections
 // 4096*(4096 + 1024 + 1024 + 4096) + 3*4096*14336 = 218,103,808 and
@@ -133,9 +133,9 @@ TEST(ZooMacs, LlamaPrefillByHand) {
 // Rebinding dims: decode with past 4096 adds 2*32*2048*128 MACs per layer
 // over past 2048 (16,777,216 x 32 = 536,870,912); batch 4 multiplies all.
 TEST(ZooMacs, RebindsDims) {
-  EXPECT_DOUBLE_EQ(MacsOf("llama-3.1-8b-decode", std::nullopt,
-                          {{"past_sequence", 4096}}),
-                   8041791488.0 + 536870912.0);
+  EXPECT_DOUBLE_EQ(
+      MacsOf("llama-3.1-8b-decode", std::nullopt, {{"past_sequence", 4096}}),
+      8041791488.0 + 536870912.0);
   EXPECT_DOUBLE_EQ(MacsOf("resnet50", 4), 4 * MacsOf("resnet50"));
 }
 

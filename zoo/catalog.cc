@@ -45,8 +45,7 @@ absl::Status ParseMetadata(std::string_view path, std::string_view text,
                           bool required) -> absl::Status {
     auto it = j.find(key);
     if (it == j.end()) {
-      return required ? FieldError(path, key, "is missing")
-                      : absl::OkStatus();
+      return required ? FieldError(path, key, "is missing") : absl::OkStatus();
     }
     if (!it->is_string()) return FieldError(path, key, "must be a string");
     *out = it->get<std::string>();
@@ -55,16 +54,15 @@ absl::Status ParseMetadata(std::string_view path, std::string_view text,
   std::string name;
   if (absl::Status s = string_field("name", &name, true); !s.ok()) return s;
   if (name != entry->name) {
-    return FieldError(path, "name",
-                      fmt::format("is '{}' but the file is named '{}'", name,
-                                  entry->name));
+    return FieldError(
+        path, "name",
+        fmt::format("is '{}' but the file is named '{}'", name, entry->name));
   }
   if (absl::Status s = string_field("description", &entry->description, true);
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = string_field("source", &entry->source, false);
-      !s.ok()) {
+  if (absl::Status s = string_field("source", &entry->source, false); !s.ok()) {
     return s;
   }
   auto params = j.find("params");
@@ -91,7 +89,8 @@ absl::Status ParseMetadata(std::string_view path, std::string_view text,
 
   auto ml = j.find("mlsysim");
   if (ml != j.end()) {
-    if (!ml->is_object()) return FieldError(path, "mlsysim", "must be an object");
+    if (!ml->is_object())
+      return FieldError(path, "mlsysim", "must be an object");
     auto cls = ml->find("class");
     if (cls != ml->end()) {
       if (!cls->is_string()) {
@@ -108,8 +107,7 @@ absl::Status ParseMetadata(std::string_view path, std::string_view text,
     auto layers = ml->find("layers");
     if (layers != ml->end()) {
       if (!layers->is_number_integer() || layers->get<int64_t>() < 1) {
-        return FieldError(path, "mlsysim.layers",
-                          "must be a positive integer");
+        return FieldError(path, "mlsysim.layers", "must be a positive integer");
       }
       entry->mlsysim_layers = layers->get<int64_t>();
     }
@@ -150,14 +148,14 @@ absl::StatusOr<std::vector<ModelEntry>> ParseModelCatalog(
   for (const auto& [name, pair] : by_name) {
     const auto& [onnx, json] = pair;
     if (onnx == nullptr) {
-      return absl::InvalidArgumentError(fmt::format(
-          "zoo file '{}' has no graph '{}{}.onnx'", json->path, kModelsPrefix,
-          name));
+      return absl::InvalidArgumentError(
+          fmt::format("zoo file '{}' has no graph '{}{}.onnx'", json->path,
+                      kModelsPrefix, name));
     }
     if (json == nullptr) {
-      return absl::InvalidArgumentError(fmt::format(
-          "zoo file '{}' has no metadata '{}{}.json'", onnx->path,
-          kModelsPrefix, name));
+      return absl::InvalidArgumentError(
+          fmt::format("zoo file '{}' has no metadata '{}{}.json'", onnx->path,
+                      kModelsPrefix, name));
     }
     ModelEntry entry;
     entry.name = name;
@@ -184,10 +182,9 @@ absl::StatusOr<ModelEntry> FindModel(const std::vector<ModelEntry>& catalog,
     if (Lower(e.name) == wanted) return e;
     names.push_back(e.name);
   }
-  return absl::NotFoundError(
-      fmt::format("no zoo model '{}' (the zoo has: {})", name,
-                  names.empty() ? std::string("nothing")
-                                : absl::StrJoin(names, ", ")));
+  return absl::NotFoundError(fmt::format(
+      "no zoo model '{}' (the zoo has: {})", name,
+      names.empty() ? std::string("nothing") : absl::StrJoin(names, ", ")));
 }
 
 absl::flat_hash_map<std::string, int64_t> EntryDims(

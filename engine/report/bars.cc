@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/report/units.h"
 #include "engine/report/svg_writer.h"
+#include "engine/report/units.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine::report {
@@ -31,7 +31,8 @@ std::string RootAttributes(std::string_view cls) {
 
 // `text` cut to about `max_px` pixels of 12 px text, with an ellipsis.
 std::string Fit(std::string_view text, double max_px) {
-  const size_t max_chars = static_cast<size_t>(std::max(1.0, max_px / kCharWidthPx));
+  const size_t max_chars =
+      static_cast<size_t>(std::max(1.0, max_px / kCharWidthPx));
   if (text.size() <= max_chars) return std::string(text);
   // Cut on a UTF-8 boundary.
   size_t cut = max_chars > 1 ? max_chars - 1 : 1;
@@ -63,7 +64,8 @@ std::string RenderStackedBarsSvg(const std::vector<StackedBar>& bars,
       if (!seen) legend.push_back(&s);
     }
   }
-  const int columns = std::max(1, static_cast<int>((width - 20) / kLegendColumnPx));
+  const int columns =
+      std::max(1, static_cast<int>((width - 20) / kLegendColumnPx));
   const int legend_rows =
       (static_cast<int>(legend.size()) + columns - 1) / columns;
   const double bars_height =
@@ -91,10 +93,9 @@ std::string RenderStackedBarsSvg(const std::vector<StackedBar>& bars,
                            Px("height", kBarHeightPx) + Attr("fill", s.color) +
                            Attr("stroke", "#fff") +
                            Attr("stroke-width", "0.7"));
-      svg.Title(fmt::format("{}: {} ({} of {})", s.label,
-                            FormatSeconds(s.value_s),
-                            FormatPercent(total > 0 ? s.value_s / total : 0),
-                            b.label));
+      svg.Title(fmt::format(
+          "{}: {} ({} of {})", s.label, FormatSeconds(s.value_s),
+          FormatPercent(total > 0 ? s.value_s / total : 0), b.label));
       svg.Close("rect");
       const std::string inside = s.label;
       if (w > kCharWidthPx * static_cast<double>(inside.size()) + 10) {
@@ -129,7 +130,8 @@ std::string RenderStackedBarsSvg(const std::vector<StackedBar>& bars,
         break;
       }
     }
-    svg.Text(Px("x", lx + 16) + Px("y", ly + 10), Fit(text, kLegendColumnPx - 22));
+    svg.Text(Px("x", lx + 16) + Px("y", ly + 10),
+             Fit(text, kLegendColumnPx - 22));
   }
   svg.Close("g");
   return std::move(svg).Finish();
@@ -187,12 +189,12 @@ std::string RenderBeforeAfterSvg(const BeforeAfterChart& chart, double width) {
     svg.Text(Px("x", tx) + Px("y", y + 13) + Attr("font-size", "11") +
                  Attr("fill", "#555"),
              FormatSeconds(b.before_s));
-    svg.Text(Px("x", tx) + Px("y", y + 25) + Attr("font-size", "11"),
-             fmt::format("{0}  ({1}{2}, {1}{3})", FormatSeconds(b.after_s),
-                         saved >= 0 ? "-" : "+", FormatSeconds(std::abs(saved)),
-                         FormatPercent(b.before_s > 0
-                                           ? std::abs(saved) / b.before_s
-                                           : 0)));
+    svg.Text(
+        Px("x", tx) + Px("y", y + 25) + Attr("font-size", "11"),
+        fmt::format(
+            "{0}  ({1}{2}, {1}{3})", FormatSeconds(b.after_s),
+            saved >= 0 ? "-" : "+", FormatSeconds(std::abs(saved)),
+            FormatPercent(b.before_s > 0 ? std::abs(saved) / b.before_s : 0)));
     svg.Close("g");
     y += kPairHeight;
   }

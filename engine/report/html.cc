@@ -15,8 +15,8 @@
 #include "engine/report/layer_shapes.h"
 #include "engine/report/report_template.h"
 #include "engine/report/sections.h"
-#include "engine/report/units.h"
 #include "engine/report/svg.h"
+#include "engine/report/units.h"
 #include "engine/report/xml_escape.h"
 #include "fmt/format.h"
 
@@ -65,10 +65,10 @@ std::string Pill(Bound bound) {
 
 std::string BoundCss() {
   std::string css;
-  for (Bound b : {Bound::kCompute, Bound::kMemory, Bound::kOverhead,
-                  Bound::kNone}) {
-    css += fmt::format(".pill.{} {{ background: {}; }}\n",
-                       Esc(BoundName(b)), BoundColor(b));
+  for (Bound b :
+       {Bound::kCompute, Bound::kMemory, Bound::kOverhead, Bound::kNone}) {
+    css += fmt::format(".pill.{} {{ background: {}; }}\n", Esc(BoundName(b)),
+                       BoundColor(b));
   }
   return css;
 }
@@ -106,8 +106,8 @@ std::string SummaryHtml(const Analysis& a) {
   out += Card("Throughput", fmt::format("{:.4g} /s", s.throughput_per_s),
               "inferences per second (batch / latency)");
   out += Card("Compute", FormatSi(s.flops, "FLOP"),
-              fmt::format("{} MACs, 1 MAC = {:g} FLOPs",
-                          FormatSi(s.macs, ""), as.flops_per_mac));
+              fmt::format("{} MACs, 1 MAC = {:g} FLOPs", FormatSi(s.macs, ""),
+                          as.flops_per_mac));
   out += Card("MFU", FormatPercent(s.mfu),
               fmt::format("of the {} peak, {}FLOP/s", as.peak_precision,
                           FormatSi(as.peak_flops_per_s, "")));
@@ -123,18 +123,18 @@ std::string SummaryHtml(const Analysis& a) {
               "the bound holding most of the time");
   out += Card("Layers", fmt::format("{}", s.layers),
               fmt::format("non-view; plus {} views", views));
-  out += Card("Compute-bound",
-              fmt::format("{} layers", s.compute_bound_layers),
-              fmt::format("{} ({} of latency)", FormatSeconds(s.compute_bound_time_s),
-                          share(s.compute_bound_time_s)));
-  out += Card("Memory-bound", fmt::format("{} layers", s.memory_bound_layers),
-              fmt::format("{} ({} of latency)", FormatSeconds(s.memory_bound_time_s),
-                          share(s.memory_bound_time_s)));
-  out += Card("Overhead-bound",
-              fmt::format("{} layers", s.overhead_bound_layers),
-              fmt::format("{} ({} of latency)",
-                          FormatSeconds(s.overhead_bound_time_s),
-                          share(s.overhead_bound_time_s)));
+  out += Card(
+      "Compute-bound", fmt::format("{} layers", s.compute_bound_layers),
+      fmt::format("{} ({} of latency)", FormatSeconds(s.compute_bound_time_s),
+                  share(s.compute_bound_time_s)));
+  out += Card(
+      "Memory-bound", fmt::format("{} layers", s.memory_bound_layers),
+      fmt::format("{} ({} of latency)", FormatSeconds(s.memory_bound_time_s),
+                  share(s.memory_bound_time_s)));
+  out += Card(
+      "Overhead-bound", fmt::format("{} layers", s.overhead_bound_layers),
+      fmt::format("{} ({} of latency)", FormatSeconds(s.overhead_bound_time_s),
+                  share(s.overhead_bound_time_s)));
   out += "</div>\n";
   for (const std::string& line : WarningLines(a)) {
     out += fmt::format("<div class=\"warn\">{}</div>\n", Esc(line));
@@ -220,8 +220,9 @@ std::vector<std::string> OpTypesByTime(const Analysis& primary) {
     if (IsListed(l)) time[l.op_type] += l.latency_s;
   }
   std::vector<std::pair<std::string, double>> sorted(time.begin(), time.end());
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto& x, const auto& y) { return x.second > y.second; });
+  std::stable_sort(
+      sorted.begin(), sorted.end(),
+      [](const auto& x, const auto& y) { return x.second > y.second; });
   std::vector<std::string> out;
   for (const auto& [op, t] : sorted) out.push_back(op);
   return out;
@@ -245,8 +246,7 @@ std::string Breakdown(const std::vector<const Analysis*>& all) {
       const double t = time.count(ops[i]) ? time[ops[i]] : 0;
       time.erase(ops[i]);
       if (i < named) {
-        op_bar.segments.push_back(
-            {ops[i], t, std::string(kOpTypeColors[i])});
+        op_bar.segments.push_back({ops[i], t, std::string(kOpTypeColors[i])});
       } else {
         other += t;
       }
@@ -282,13 +282,16 @@ std::string Breakdown(const std::vector<const Analysis*>& all) {
     }
     by_bound.push_back(std::move(bound_bar));
   }
-  std::string out = "<h3>By op type</h3>\n<div class=\"plot\" id=\"breakdown-op\">";
+  std::string out =
+      "<h3>By op type</h3>\n<div class=\"plot\" id=\"breakdown-op\">";
   out += RenderStackedBarsSvg(by_op, kChartWidth);
-  out += "</div>\n<h3>By bound</h3>\n<div class=\"plot\" id=\"breakdown-bound\">";
+  out +=
+      "</div>\n<h3>By bound</h3>\n<div class=\"plot\" id=\"breakdown-bound\">";
   out += RenderStackedBarsSvg(by_bound, kChartWidth);
-  out += "</div>\n<p class=\"note\">Each layer's whole latency (including its "
-         "per-layer tax) counts for its op type and for its bound; the "
-         "dispatch tax is paid once per inference.</p>\n";
+  out +=
+      "</div>\n<p class=\"note\">Each layer's whole latency (including its "
+      "per-layer tax) counts for its op type and for its bound; the "
+      "dispatch tax is paid once per inference.</p>\n";
   return out;
 }
 
@@ -324,15 +327,15 @@ std::string TopLayers(const Analysis& a, int k) {
         "<td class=\"num\">{7:.3g}</td><td class=\"num\">{8}</td>"
         "<td><span class=\"sharebar\" style=\"width:{9:.1f}px\"></span>{10}"
         "</td><td>{11}</td></tr>\n",
-        Esc(l.name), l.node, i + 1, Esc(l.op_type),
-        Esc(OutputShapeText(l)), Esc(FormatSi(l.flops, "")),
-        Esc(FormatSi(l.bytes, "B")), l.intensity,
+        Esc(l.name), l.node, i + 1, Esc(l.op_type), Esc(OutputShapeText(l)),
+        Esc(FormatSi(l.flops, "")), Esc(FormatSi(l.bytes, "B")), l.intensity,
         Esc(FormatSeconds(l.latency_s)), bar_px, Esc(FormatPercent(share)),
         Pill(l.bound));
   }
   out += "</tbody>\n</table>\n";
   out += fmt::format(
-      "<p class=\"note\">The top {} layers take {} of the model's latency.</p>\n",
+      "<p class=\"note\">The top {} layers take {} of the model's "
+      "latency.</p>\n",
       layers.size(), FormatPercent(covered));
   return out;
 }
@@ -370,7 +373,8 @@ std::string LayerTable(const Analysis& a,
     for (const LayerResult& l : o->layers) m[l.node] = &l;
   }
 
-  std::string out = "<table id=\"layer-table\" class=\"sortable\">\n<thead><tr>";
+  std::string out =
+      "<table id=\"layer-table\" class=\"sortable\">\n<thead><tr>";
   for (const Column& c : columns) {
     out += fmt::format(
         "<th data-key=\"{}\" data-type=\"{}\"{}{}>{}</th>", Esc(c.key),
@@ -402,15 +406,16 @@ std::string LayerTable(const Analysis& a,
         Esc(l.name), l.node,
         Esc(fmt::format("{} {} {} {}", l.name, l.op_type, shape, bound)));
     const auto num = [&](double v, std::string_view shown) {
-      out += fmt::format("<td class=\"num\" data-v=\"{}\">{}</td>", v,
-                         Esc(shown));
+      out +=
+          fmt::format("<td class=\"num\" data-v=\"{}\">{}</td>", v, Esc(shown));
     };
     num(index, fmt::format("{}", index));
     out += fmt::format("<td class=\"name\" title=\"{}\">{}</td>",
                        Esc(fmt::format("{}\n{}", l.name, LayerShapes(l))),
                        Esc(l.name));
-    out += fmt::format("<td>{}{}</td>", Esc(l.op_type),
-                       l.domain.empty() ? "" : " <small>(" + Esc(l.domain) + ")</small>");
+    out += fmt::format(
+        "<td>{}{}</td>", Esc(l.op_type),
+        l.domain.empty() ? "" : " <small>(" + Esc(l.domain) + ")</small>");
     out += fmt::format("<td>{}</td>", Esc(shape));
     num(l.flops, FormatSi(l.flops, ""));
     num(l.bytes, FormatSi(l.bytes, "B"));
@@ -470,9 +475,10 @@ void ExtraSections(const HtmlReportInput& in, std::string& body,
     const ComparisonTable& t = in.comparisons[i];
     const std::string id = SectionId("comparison", i);
     nav += fmt::format("<a href=\"#{}\">{}</a>", id, Esc(t.title));
-    body += fmt::format("<section id=\"{}\" class=\"extra\"><h2>{}</h2>\n"
-                        "<table>\n<thead><tr>",
-                        id, Esc(t.title));
+    body += fmt::format(
+        "<section id=\"{}\" class=\"extra\"><h2>{}</h2>\n"
+        "<table>\n<thead><tr>",
+        id, Esc(t.title));
     // The first column names the row; the others are values.
     for (size_t c = 0; c < t.columns.size(); ++c) {
       body += fmt::format("<th{}>{}</th>", c > 0 ? " class=\"num\"" : "",
@@ -554,8 +560,8 @@ std::string RenderHtmlReport(const HtmlReportInput& in) {
     std::vector<std::pair<std::string, std::string>> empty;
     for (std::string_view key :
          {"SUMMARY", "ASSUMPTIONS", "DEVICES", "DEVICE_TOGGLES", "ROOFLINE",
-          "BREAKDOWN",
-          "TOP_LAYERS", "EXTRA_NAV", "EXTRA_SECTIONS", "LAYER_TABLE"}) {
+          "BREAKDOWN", "TOP_LAYERS", "EXTRA_NAV", "EXTRA_SECTIONS",
+          "LAYER_TABLE"}) {
       empty.emplace_back(std::string(key), "");
     }
     empty.emplace_back("TITLE", "ridgeline report");
@@ -574,9 +580,9 @@ std::string RenderHtmlReport(const HtmlReportInput& in) {
     }
   }
   const std::string model = a.model.empty() ? "model" : a.model;
-  const std::string title =
-      in.title.empty() ? fmt::format("{} on {}", model, DeviceName(a))
-                       : in.title;
+  const std::string title = in.title.empty()
+                                ? fmt::format("{} on {}", model, DeviceName(a))
+                                : in.title;
   std::string devices;
   for (const Analysis* x : all) {
     if (!devices.empty()) devices += ", ";
@@ -599,30 +605,31 @@ std::string RenderHtmlReport(const HtmlReportInput& in) {
 
   const std::string footer =
       in.generator.empty()
-          ? std::string("Generated by ridgeline. Self-contained page: no "
-                        "network access, no external resources.")
-          : fmt::format("Generated by {}. Self-contained page: no network "
-                        "access, no external resources.",
-                        Esc(in.generator));
+          ? std::string(
+                "Generated by ridgeline. Self-contained page: no "
+                "network access, no external resources.")
+          : fmt::format(
+                "Generated by {}. Self-contained page: no network "
+                "access, no external resources.",
+                Esc(in.generator));
 
-  return FillTemplate(
-      ReportTemplate(),
-      {
-          {"TITLE", Esc(title)},
-          {"SUBTITLE", Esc(subtitle)},
-          {"BOUND_CSS", BoundCss()},
-          {"SUMMARY", SummaryHtml(a) + KeyAssumptions(a)},
-          {"DEVICE_TOGGLES", DeviceToggles(all)},
-          {"ASSUMPTIONS", AssumptionsBlock(a)},
-          {"DEVICES", DevicesTable(all)},
-          {"ROOFLINE", RenderRooflineSvg(all, svg_options)},
-          {"BREAKDOWN", Breakdown(all)},
-          {"TOP_LAYERS", TopLayers(a, in.top_layers)},
-          {"EXTRA_NAV", extra_nav},
-          {"EXTRA_SECTIONS", extra_body},
-          {"LAYER_TABLE", LayerTable(a, others)},
-          {"FOOTER", footer},
-      });
+  return FillTemplate(ReportTemplate(),
+                      {
+                          {"TITLE", Esc(title)},
+                          {"SUBTITLE", Esc(subtitle)},
+                          {"BOUND_CSS", BoundCss()},
+                          {"SUMMARY", SummaryHtml(a) + KeyAssumptions(a)},
+                          {"DEVICE_TOGGLES", DeviceToggles(all)},
+                          {"ASSUMPTIONS", AssumptionsBlock(a)},
+                          {"DEVICES", DevicesTable(all)},
+                          {"ROOFLINE", RenderRooflineSvg(all, svg_options)},
+                          {"BREAKDOWN", Breakdown(all)},
+                          {"TOP_LAYERS", TopLayers(a, in.top_layers)},
+                          {"EXTRA_NAV", extra_nav},
+                          {"EXTRA_SECTIONS", extra_body},
+                          {"LAYER_TABLE", LayerTable(a, others)},
+                          {"FOOTER", footer},
+                      });
 }
 
 }  // namespace ridgeline::engine::report

@@ -47,9 +47,9 @@ struct HtmlReportInput {
   // Number of rows in the "top layers" table.
   int top_layers = 10;
   // Extra sections, rendered in this order after the top layers.
-  std::vector<ComparisonTable> comparisons;  // e.g. whole-model comparison
+  std::vector<ComparisonTable> comparisons;    // e.g. whole-model comparison
   std::vector<BeforeAfterChart> before_after;  // fusion, quantization
-  std::vector<KeyValueSection> sections;      // anything else
+  std::vector<KeyValueSection> sections;       // anything else
 };
 
 // The whole page (UTF-8). Every model-provided string is escaped.

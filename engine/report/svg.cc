@@ -9,8 +9,8 @@
 
 #include "engine/analysis.h"
 #include "engine/report/layer_shapes.h"
-#include "engine/report/units.h"
 #include "engine/report/svg_writer.h"
+#include "engine/report/units.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine::report {
@@ -33,8 +33,8 @@ constexpr int kMaxDecadesY = 9;
 
 // One device's roofs.
 struct Roof {
-  double peak = 0;        // FLOP/s
-  double bandwidth = 0;   // bytes/s
+  double peak = 0;       // FLOP/s
+  double bandwidth = 0;  // bytes/s
   double compute_eff = 1;
   double memory_eff = 1;
   bool valid() const { return peak > 0 && bandwidth > 0; }
@@ -51,9 +51,10 @@ Roof RoofOf(const Analysis& a) {
   r.peak = a.assumptions.peak_flops_per_s;
   r.bandwidth = a.assumptions.memory_bandwidth_bytes_per_s;
   r.compute_eff = a.assumptions.compute_efficiency > 0
-                      ? a.assumptions.compute_efficiency : 1;
-  r.memory_eff = a.assumptions.memory_efficiency > 0
-                     ? a.assumptions.memory_efficiency : 1;
+                      ? a.assumptions.compute_efficiency
+                      : 1;
+  r.memory_eff =
+      a.assumptions.memory_efficiency > 0 ? a.assumptions.memory_efficiency : 1;
   return r;
 }
 
@@ -69,7 +70,9 @@ double TotalLatency(const Analysis& a) {
 }
 
 // Largest decade <= v and smallest decade >= v (v > 0).
-double FloorDecade(double v) { return std::pow(10.0, std::floor(std::log10(v))); }
+double FloorDecade(double v) {
+  return std::pow(10.0, std::floor(std::log10(v)));
+}
 double CeilDecade(double v) { return std::pow(10.0, std::ceil(std::log10(v))); }
 
 // Widens [lo, hi] to at least kMinDecades and caps it at max_decades below hi.
@@ -157,8 +160,7 @@ void DrawAxes(const Frame& f, SvgWriter& svg) {
       if (!f.InX(v)) continue;
       svg.Empty("line", Attr("class", "minor") + Px("x1", f.X(v)) +
                             Px("x2", f.X(v)) + Px("y1", f.bottom()) +
-                            Px("y2", f.bottom() - 4) +
-                            Attr("stroke", "#888"));
+                            Px("y2", f.bottom() - 4) + Attr("stroke", "#888"));
     }
   }
   for (int e = ey0 - 1; e <= ey1; ++e) {
@@ -192,8 +194,7 @@ void DrawAxes(const Frame& f, SvgWriter& svg) {
                         Px("y", f.top()) + Px("width", f.right() - f.left()) +
                         Px("height", f.bottom() - f.top()) +
                         Attr("fill", "none") + Attr("stroke", "#888"));
-  svg.Text(Attr("class", "axis-title") +
-               Px("x", (f.left() + f.right()) / 2) +
+  svg.Text(Attr("class", "axis-title") + Px("x", (f.left() + f.right()) / 2) +
                Px("y", f.bottom() + 38) + Attr("text-anchor", "middle") +
                Attr("font-size", "13"),
            "Arithmetic intensity (FLOP/byte, log scale)");
@@ -243,19 +244,18 @@ void DrawRoofs(const std::vector<const Analysis*>& analyses, const Frame& f,
                  Attr("points", roof_points(roof.peak, roof.bandwidth)) +
                  Attr("fill", "none") + Attr("stroke", color) +
                  Attr("stroke-width", "2.2"));
-    svg.Title(fmt::format("{}: peak {}FLOP/s ({}), memory {}B/s, ridge {:.3g} "
-                          "FLOP/byte",
-                          device, FormatSi(roof.peak, ""),
-                          an.assumptions.peak_precision,
-                          FormatSi(roof.bandwidth, ""), roof.ridge()));
+    svg.Title(fmt::format(
+        "{}: peak {}FLOP/s ({}), memory {}B/s, ridge {:.3g} "
+        "FLOP/byte",
+        device, FormatSi(roof.peak, ""), an.assumptions.peak_precision,
+        FormatSi(roof.bandwidth, ""), roof.ridge()));
     svg.Close("polyline");
     svg.Open("polyline",
              Attr("class", "roof-effective") +
                  Attr("points", roof_points(roof.effective_peak(),
                                             roof.effective_bandwidth())) +
                  Attr("fill", "none") + Attr("stroke", color) +
-                 Attr("stroke-width", "1.5") +
-                 Attr("stroke-dasharray", "7 5"));
+                 Attr("stroke-width", "1.5") + Attr("stroke-dasharray", "7 5"));
     svg.Title(fmt::format(
         "{}: effective roof at {:.0f}% compute and {:.0f}% memory efficiency: "
         "{}FLOP/s, {}B/s, ridge {:.3g} FLOP/byte",
@@ -292,7 +292,8 @@ void DrawRoofs(const std::vector<const Analysis*>& analyses, const Frame& f,
       if (many) return;
       // Peak ridge: label above-left (clear of the flat roof and of the
       // slope below it); effective ridge: below-right.
-      svg.Text(Attr("class", "ridge-label") + Px("x", filled ? px - 8 : px + 8) +
+      svg.Text(Attr("class", "ridge-label") +
+                   Px("x", filled ? px - 8 : px + 8) +
                    Px("y", py + (filled ? -8 : 16)) +
                    Attr("text-anchor", filled ? "end" : "start") +
                    Attr("fill", color) + Attr("font-size", "11"),
@@ -300,7 +301,8 @@ void DrawRoofs(const std::vector<const Analysis*>& analyses, const Frame& f,
     };
     ridge_marker(roof.ridge(), roof.peak, true, "ridge",
                  fmt::format("{}: ridge point {:.3g} FLOP/byte (peak / "
-                             "bandwidth)", device, roof.ridge()));
+                             "bandwidth)",
+                             device, roof.ridge()));
     ridge_marker(roof.effective_ridge(), roof.effective_peak(), false,
                  "ridge-effective",
                  fmt::format("{}: effective ridge point {:.3g} FLOP/byte",
@@ -309,24 +311,24 @@ void DrawRoofs(const std::vector<const Analysis*>& analyses, const Frame& f,
     // Right-end labels of the flat roofs (one device; with several the
     // legend says it all).
     if (!many && f.InY(roof.peak)) {
-      labels.push_back({f.Y(roof.peak) - 6,
-                        fmt::format("peak {}FLOP/s ({})",
-                                    FormatSi(roof.peak, ""),
-                                    an.assumptions.peak_precision),
-                        color});
+      labels.push_back(
+          {f.Y(roof.peak) - 6,
+           fmt::format("peak {}FLOP/s ({})", FormatSi(roof.peak, ""),
+                       an.assumptions.peak_precision),
+           color});
     }
     if (!many && f.InY(roof.effective_peak())) {
-      labels.push_back({f.Y(roof.effective_peak()) + 14,
-                        fmt::format("effective {}FLOP/s (x{:.2g})",
-                                    FormatSi(roof.effective_peak(), ""),
-                                    roof.compute_eff),
-                        color});
+      labels.push_back(
+          {f.Y(roof.effective_peak()) + 14,
+           fmt::format("effective {}FLOP/s (x{:.2g})",
+                       FormatSi(roof.effective_peak(), ""), roof.compute_eff),
+           color});
     }
     // Memory-slope label, rotated along the slope, near the left end of its
     // visible part (layers rarely sit that far left).
     const double x_lo = std::max(a.x_min, a.y_min / roof.bandwidth);
-    const double x_hi = std::min({roof.ridge(), a.x_max,
-                                  a.y_max / roof.bandwidth});
+    const double x_hi =
+        std::min({roof.ridge(), a.x_max, a.y_max / roof.bandwidth});
     if (x_hi > x_lo * 1.5) {
       const double xm = x_lo * std::pow(x_hi / x_lo, many ? 0.12 : 0.3);
       const double angle =
@@ -392,7 +394,8 @@ void DrawPoints(const std::vector<const Analysis*>& analyses, const Frame& f,
                      });
     const std::string device = ShortDeviceName(an.hardware);
     const bool hidden = i > 0 && !options.show_other_device_points;
-    svg.Open("g", Attr("class", "points") + Attr("data-device", an.hardware.key) +
+    svg.Open("g", Attr("class", "points") +
+                      Attr("data-device", an.hardware.key) +
                       (hidden ? Attr("display", "none") : std::string()));
     for (const PointSpec& s : specs) {
       const LayerResult& l = *s.layer;
@@ -427,12 +430,14 @@ void DrawPoints(const std::vector<const Analysis*>& analyses, const Frame& f,
           Num("data-latency-s", l.latency_s) + Num("data-share", s.share) +
           Attr("data-bound", bound) + Attr("data-clamped", clamped ? "1" : "0");
       svg.Open("circle", attrs);
-      std::string tip = fmt::format("{}\n{}{}{}", l.name, l.op_type,
-                                    l.domain.empty() ? "" : " (" + l.domain + ")",
-                                    many ? " on " + device : "");
+      std::string tip =
+          fmt::format("{}\n{}{}{}", l.name, l.op_type,
+                      l.domain.empty() ? "" : " (" + l.domain + ")",
+                      many ? " on " + device : "");
       if (!shapes.empty()) tip += fmt::format("\nshapes: {}", shapes);
       tip += fmt::format(
-          "\n{} | {} | {:.3g} FLOP/byte\nattained {}\nlatency {} ({} of total), "
+          "\n{} | {} | {:.3g} FLOP/byte\nattained {}\nlatency {} ({} of "
+          "total), "
           "{}-bound\ncompute {} | memory {} | overhead {}",
           FormatSi(l.flops, "FLOP"), FormatSi(l.bytes, "B"), l.intensity,
           FormatSi(attained, "FLOP/s"), FormatSeconds(l.latency_s),
@@ -468,8 +473,8 @@ void DrawLegend(const std::vector<const Analysis*>& analyses, const Frame& f,
         {Line::kRoof, color,
          fmt::format("{}: {}FLOP/s {}, {}B/s, ridge {:.3g} FLOP/B",
                      ShortDeviceName(an.hardware), FormatSi(roof.peak, ""),
-                     an.assumptions.peak_precision, FormatSi(roof.bandwidth, ""),
-                     roof.ridge())});
+                     an.assumptions.peak_precision,
+                     FormatSi(roof.bandwidth, ""), roof.ridge())});
     lines.push_back(
         {Line::kEffective, color,
          fmt::format("effective: x{:.2g} compute, x{:.2g} memory, ridge {:.3g}",
@@ -499,13 +504,13 @@ void DrawLegend(const std::vector<const Analysis*>& analyses, const Frame& f,
     switch (l.kind) {
       case Line::kRoof:
       case Line::kEffective:
-        svg.Empty("line", Px("x1", sx) + Px("x2", sx + 20) + Px("y1", y) +
-                              Px("y2", y) + Attr("stroke", l.color) +
-                              Attr("stroke-width",
-                                   l.kind == Line::kRoof ? "2.2" : "1.5") +
-                              (l.kind == Line::kEffective
-                                   ? Attr("stroke-dasharray", "7 5")
-                                   : std::string()));
+        svg.Empty(
+            "line",
+            Px("x1", sx) + Px("x2", sx + 20) + Px("y1", y) + Px("y2", y) +
+                Attr("stroke", l.color) +
+                Attr("stroke-width", l.kind == Line::kRoof ? "2.2" : "1.5") +
+                (l.kind == Line::kEffective ? Attr("stroke-dasharray", "7 5")
+                                            : std::string()));
         break;
       case Line::kBound:
         // A round rect, not a <circle>: circles are reserved for layers.
@@ -533,31 +538,38 @@ bool IsPlotted(const LayerResult& layer) {
 }
 
 std::string DecadeLabel(int exponent) {
-  static constexpr std::string_view kPrefixes[] = {"", "k", "M", "G",
+  static constexpr std::string_view kPrefixes[] = {"",  "k", "M", "G",
                                                    "T", "P", "E"};
   if (exponent < 0) {
     return fmt::format("{:.{}f}", std::pow(10.0, exponent), -exponent);
   }
   if (exponent / 3 >= 7) return fmt::format("1e{}", exponent);
   const int within = exponent % 3;  // 0 -> "1", 1 -> "10", 2 -> "100"
-  return fmt::format("{}{}", within == 0 ? "1" : within == 1 ? "10" : "100",
+  return fmt::format("{}{}",
+                     within == 0   ? "1"
+                     : within == 1 ? "10"
+                                   : "100",
                      kPrefixes[exponent / 3]);
 }
 
 std::string_view BoundColor(Bound bound) {
   switch (bound) {
-    case Bound::kCompute: return "#e4572e";
-    case Bound::kMemory: return "#2e86de";
-    case Bound::kOverhead: return "#9b59b6";
-    case Bound::kNone: break;
+    case Bound::kCompute:
+      return "#e4572e";
+    case Bound::kMemory:
+      return "#2e86de";
+    case Bound::kOverhead:
+      return "#9b59b6";
+    case Bound::kNone:
+      break;
   }
   return "#9e9e9e";
 }
 
 std::string_view DeviceColor(size_t index) {
   static constexpr std::string_view kColors[] = {
-      "#222222", "#16a085", "#d35400", "#8e44ad", "#c0392b", "#2c3e50",
-      "#7f8c8d", "#b7950b"};
+      "#222222", "#16a085", "#d35400", "#8e44ad",
+      "#c0392b", "#2c3e50", "#7f8c8d", "#b7950b"};
   return kColors[index % (sizeof(kColors) / sizeof(kColors[0]))];
 }
 
@@ -624,10 +636,10 @@ std::string RenderRooflineSvg(const std::vector<const Analysis*>& input,
   std::string title = options.title;
   if (title.empty() && !analyses.empty()) {
     const Assumptions& as = analyses[0]->assumptions;
-    title = fmt::format("Roofline: {} ({}, 1 MAC = {:g} FLOPs)",
-                        analyses[0]->model.empty() ? "model" : analyses[0]->model,
-                        as.precision.empty() ? "model dtypes" : as.precision,
-                        as.flops_per_mac);
+    title = fmt::format(
+        "Roofline: {} ({}, 1 MAC = {:g} FLOPs)",
+        analyses[0]->model.empty() ? "model" : analyses[0]->model,
+        as.precision.empty() ? "model dtypes" : as.precision, as.flops_per_mac);
   }
   svg.Empty("rect", Px("x", 0) + Px("y", 0) + Px("width", options.width) +
                         Px("height", options.height) + Attr("fill", "#ffffff"));

@@ -11,9 +11,7 @@ constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
 // Length of the valid UTF-8 sequence starting at text[i], or 0 if invalid.
 size_t Utf8SequenceLength(std::string_view text, size_t i) {
-  const auto byte = [&](size_t k) {
-    return static_cast<uint8_t>(text[k]);
-  };
+  const auto byte = [&](size_t k) { return static_cast<uint8_t>(text[k]); };
   const uint8_t b0 = byte(i);
   size_t len = 0;
   uint32_t cp = 0;
@@ -53,12 +51,28 @@ std::string EscapeXml(std::string_view text) {
   while (i < text.size()) {
     const char c = text[i];
     switch (c) {
-      case '&': out += "&amp;"; ++i; continue;
-      case '<': out += "&lt;"; ++i; continue;
-      case '>': out += "&gt;"; ++i; continue;
-      case '"': out += "&quot;"; ++i; continue;
-      case '\'': out += "&#39;"; ++i; continue;
-      default: break;
+      case '&':
+        out += "&amp;";
+        ++i;
+        continue;
+      case '<':
+        out += "&lt;";
+        ++i;
+        continue;
+      case '>':
+        out += "&gt;";
+        ++i;
+        continue;
+      case '"':
+        out += "&quot;";
+        ++i;
+        continue;
+      case '\'':
+        out += "&#39;";
+        ++i;
+        continue;
+      default:
+        break;
     }
     const auto u = static_cast<uint8_t>(c);
     if (u < 0x20 && c != '\t' && c != '\n' && c != '\r') {

@@ -1,7 +1,8 @@
 // Escaping of model-provided text (node names, op types, shapes) for HTML and
 // SVG, in element content and in quoted attribute values alike.
 //
-//   out += fmt::format("<td title=\"{}\">{}</td>", EscapeXml(name), EscapeXml(op));
+//   out += fmt::format("<td title=\"{}\">{}</td>", EscapeXml(name),
+//   EscapeXml(op));
 #ifndef RIDGELINE_ENGINE_REPORT_XML_ESCAPE_H_
 #define RIDGELINE_ENGINE_REPORT_XML_ESCAPE_H_
 

@@ -50,8 +50,7 @@ bool InferContext::ValuesAsDouble(size_t i, std::vector<double>* out) const {
 
 bool InferContext::HasValues(int tensor) const {
   return graph_.tensor(tensor).int_values.has_value() ||
-         state_.floats.contains(tensor) ||
-         state_.lazy_floats.contains(tensor);
+         state_.floats.contains(tensor) || state_.lazy_floats.contains(tensor);
 }
 
 std::string InferContext::ValueSource(int tensor) const {

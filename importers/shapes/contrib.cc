@@ -10,8 +10,8 @@
 namespace ridgeline::importers::shapes {
 namespace {
 
-using graph::DType;
 using graph::Dims;
+using graph::DType;
 
 int64_t NumHeads(const InferContext& ctx) {
   return ctx.node().GetInt("num_heads", 0);
@@ -25,8 +25,9 @@ absl::Status AttentionShape(InferContext& ctx) {
   const Dims& w = ctx.dims(1);
   const int64_t n = NumHeads(ctx);
   if (x.size() != 3 || w.size() != 2 || n <= 0) {
-    return Unresolved("Attention needs [B,S,D] input, 2-D weights and "
-                      "num_heads");
+    return Unresolved(
+        "Attention needs [B,S,D] input, 2-D weights and "
+        "num_heads");
   }
   std::vector<int64_t> sizes = ctx.node().GetInts("qkv_hidden_sizes");
   if (sizes.size() != 3) sizes.assign(3, w[1] / 3);
@@ -105,8 +106,8 @@ absl::Status MultiHeadAttentionShape(InferContext& ctx) {
   if (ctx.has_input(past_key)) {
     const Dims& past = ctx.dims(past_key);
     if (past.size() != 4) return Unresolved("past_key is not 4-D");
-    const bool shared = decoder ||
-                        ctx.node().GetInt("past_present_share_buffer", 0) != 0;
+    const bool shared =
+        decoder || ctx.node().GetInt("past_present_share_buffer", 0) != 0;
     Dims pk = past;
     Dims pv = ctx.has_input(past_key + 1) ? ctx.dims(past_key + 1) : past;
     if (!shared) {
@@ -135,8 +136,9 @@ absl::Status GroupQueryAttentionShape(InferContext& ctx) {
   const int64_t n = NumHeads(ctx);
   const int64_t kv_heads = ctx.node().GetInt("kv_num_heads", 0);
   if (q.size() != 3 || n <= 0 || kv_heads <= 0) {
-    return Unresolved("GroupQueryAttention needs a 3-D query, num_heads and "
-                      "kv_num_heads");
+    return Unresolved(
+        "GroupQueryAttention needs a 3-D query, num_heads and "
+        "kv_num_heads");
   }
   const bool packed = !ctx.has_input(2);
   const int64_t head = packed ? q[2] / (n + 2 * kv_heads) : q[2] / n;
@@ -242,8 +244,9 @@ absl::Status EmbedLayerNormShape(InferContext& ctx) {
   const Dims& ids = ctx.dims(0);
   const Dims& emb = ctx.dims(2);
   if (ids.size() != 2 || emb.size() != 2) {
-    return Unresolved("EmbedLayerNormalization needs [B,S] ids and [V,H] "
-                      "embeddings");
+    return Unresolved(
+        "EmbedLayerNormalization needs [B,S] ids and [V,H] "
+        "embeddings");
   }
   const Dims out = {ids[0], ids[1], emb[1]};
   ctx.Set(0, ctx.dtype(2), out);
@@ -275,9 +278,8 @@ absl::Status BiasDropoutShape(InferContext& ctx) {
 // uint8 byte), in the scales' dtype.
 absl::Status GatherBlockQuantizedShape(InferContext& ctx) {
   const Dims& data = ctx.dims(0);
-  absl::StatusOr<int64_t> axis =
-      NormalizeAxis(ctx.node().GetInt("gather_axis", 0),
-                    static_cast<int64_t>(data.size()));
+  absl::StatusOr<int64_t> axis = NormalizeAxis(
+      ctx.node().GetInt("gather_axis", 0), static_cast<int64_t>(data.size()));
   if (!axis.ok()) return axis.status();
   Dims unpacked = data;
   const int64_t bits = ctx.node().GetInt("bits", 4);
@@ -301,10 +303,10 @@ absl::Status QLinearBinaryShape(InferContext& ctx) {
 }
 
 constexpr std::string_view kSameShapeOps[] = {
-    "Gelu", "FastGelu", "QuickGelu", "BiasGelu", "BiasAdd", "BiasSoftmax",
-    "RotaryEmbedding", "Trilu", "Inverse", "QLinearSigmoid",
-    "QLinearLeakyRelu", "QLinearSoftmax", "MoE", "QMoE", "GroupNorm",
-    "SkipGroupNorm"};
+    "Gelu",    "FastGelu",       "QuickGelu",        "BiasGelu",
+    "BiasAdd", "BiasSoftmax",    "RotaryEmbedding",  "Trilu",
+    "Inverse", "QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax",
+    "MoE",     "QMoE",           "GroupNorm",        "SkipGroupNorm"};
 
 // Every output like input 0 (SkipGroupNorm also returns the sum).
 absl::Status SameShape(InferContext& ctx) {
@@ -327,15 +329,13 @@ void RegisterContribShapes(ShapeRegistry* registry) {
                 MultiHeadAttentionShape);
   registry->Add(kMicrosoftDomain, "GroupQueryAttention",
                 GroupQueryAttentionShape);
-  registry->Add(kMicrosoftDomain, "SkipLayerNormalization",
-                SkipLayerNormShape);
+  registry->Add(kMicrosoftDomain, "SkipLayerNormalization", SkipLayerNormShape);
   registry->Add(kMicrosoftDomain, "SkipSimplifiedLayerNormalization",
                 SkipLayerNormShape);
   registry->Add(kMicrosoftDomain, "FusedMatMul", FusedMatMulShape);
   registry->Add(kMicrosoftDomain, "GemmFastGelu", ContribMatMulShape);
   registry->Add(kMicrosoftDomain, "MatMulIntegerToFloat", ContribMatMulShape);
-  registry->Add(kMicrosoftDomain, "DynamicQuantizeMatMul",
-                ContribMatMulShape);
+  registry->Add(kMicrosoftDomain, "DynamicQuantizeMatMul", ContribMatMulShape);
   registry->Add(kMicrosoftDomain, "MatMulNBits", MatMulNBitsShape);
   registry->Add(kMicrosoftDomain, "MatMulBnb4", MatMulNBitsShape);
   registry->Add(kMicrosoftDomain, "EmbedLayerNormalization",

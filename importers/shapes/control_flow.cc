@@ -27,8 +27,8 @@ void Resolver::IndexBodyNames(Body& body) const {
       }
     }
   }
-  for (int j = 0; j < body.graph->input_size() &&
-                  j < static_cast<int>(body.inputs.size());
+  for (int j = 0;
+       j < body.graph->input_size() && j < static_cast<int>(body.inputs.size());
        ++j) {
     body.names.try_emplace(body.graph->input(j).name(), body.inputs[j]);
   }
@@ -41,9 +41,8 @@ int Resolver::BodyOutput(const Body& body, int i) const {
   if (it != body.names.end()) return it->second;
   // A body initializer (renamed with the body's prefix when it shadows an
   // outer name) or an outer-scope tensor.
-  std::optional<int> prefixed = graph_.FindTensor(
-      fmt::format("{}/{}/{}", graph_.node(body.parent).name, body.attribute,
-                  name));
+  std::optional<int> prefixed = graph_.FindTensor(fmt::format(
+      "{}/{}/{}", graph_.node(body.parent).name, body.attribute, name));
   if (prefixed.has_value()) return *prefixed;
   std::optional<int> t = graph_.FindTensor(name);
   return t.has_value() ? *t : -1;
@@ -99,18 +98,18 @@ absl::Status Resolver::ResolveIf(int n, std::vector<Body>& bodies) {
     if (b.attribute == "else_branch") else_body = &b;
   }
   if (then_body == nullptr || else_body == nullptr) {
-    return absl::InvalidArgumentError(fmt::format(
-        "node '{}' (If) lacks then_branch or else_branch",
-        graph_.node(n).name));
+    return absl::InvalidArgumentError(
+        fmt::format("node '{}' (If) lacks then_branch or else_branch",
+                    graph_.node(n).name));
   }
   for (const Body* b : {then_body, else_body}) {
     if (absl::Status s = ResolveBodyNodes(*b); !s.ok()) return s;
   }
   const graph::Node& node = graph_.node(n);
   const int cond = node.Input(0);
-  const bool cond_folded =
-      cond >= 0 && graph_.tensor(cond).int_values.has_value() &&
-      graph_.tensor(cond).int_values->size() == 1;
+  const bool cond_folded = cond >= 0 &&
+                           graph_.tensor(cond).int_values.has_value() &&
+                           graph_.tensor(cond).int_values->size() == 1;
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     const int out = node.outputs[i];
     if (out < 0) continue;
@@ -131,10 +130,10 @@ absl::Status Resolver::ResolveIf(int n, std::vector<Body>& bodies) {
         CopyKnown(a, out);
       } else {
         graph_.mutable_tensor(out).dtype = ta.dtype;
-        SetReason(out, fmt::format(
-                           "data-dependent: the If branches give {} and {}, "
-                           "and the condition is known only when running",
-                           DimsString(ta.dims), DimsString(tb.dims)));
+        SetReason(out,
+                  fmt::format("data-dependent: the If branches give {} and {}, "
+                              "and the condition is known only when running",
+                              DimsString(ta.dims), DimsString(tb.dims)));
       }
       continue;
     }
@@ -199,10 +198,10 @@ absl::Status Resolver::ResolveLoop(int n, Body& body) {
     const graph::Tensor& first = graph_.tensor(body.inputs[2 + i]);
     if (t.shape_known && first.shape_known && t.dims != first.dims) {
       graph_.mutable_tensor(out).dtype = t.dtype;
-      SetReason(out, fmt::format(
-                         "data-dependent: the loop-carried value changes "
-                         "shape across iterations ({} -> {})",
-                         DimsString(first.dims), DimsString(t.dims)));
+      SetReason(out,
+                fmt::format("data-dependent: the loop-carried value changes "
+                            "shape across iterations ({} -> {})",
+                            DimsString(first.dims), DimsString(t.dims)));
       continue;
     }
     CopyKnown(last, out);
@@ -236,9 +235,8 @@ absl::Status Resolver::ResolveLoop(int n, Body& body) {
         cond < 0 || (graph_.tensor(cond).int_values.has_value() &&
                      graph_.tensor(cond).int_values->size() == 1 &&
                      (*graph_.tensor(cond).int_values)[0] != 0);
-    const auto& folded = cond_out >= 0
-                             ? graph_.tensor(cond_out).int_values
-                             : std::optional<std::vector<int64_t>>();
+    const auto& folded = cond_out >= 0 ? graph_.tensor(cond_out).int_values
+                                       : std::optional<std::vector<int64_t>>();
     const bool stays_true =
         cond_in_true &&
         ((cond_out == body.inputs[1]) ||
@@ -380,8 +378,9 @@ absl::Status Resolver::ResolveSequenceMap(int n, Body& body) {
       if (seq->second.elem_dims_known) {
         SetDims(dst, seq->second.dtype, seq->second.elem_dims);
       } else {
-        SetReason(dst, "data-dependent: the sequence's elements differ in "
-                       "shape");
+        SetReason(dst,
+                  "data-dependent: the sequence's elements differ in "
+                  "shape");
       }
     } else if (src >= 0) {
       CopyKnown(src, dst);

@@ -10,8 +10,8 @@
 namespace ridgeline::importers::shapes {
 namespace {
 
-using graph::DType;
 using graph::Dims;
+using graph::DType;
 
 // Window geometry of a Conv/Pool node over `n` spatial dims.
 struct Window {
@@ -35,14 +35,14 @@ absl::Status ReadWindow(const InferContext& ctx, size_t n,
   if (w->kernel.size() != n || w->strides.size() != n ||
       w->dilations.size() != n || w->pads.size() != 2 * n) {
     return Unresolved(fmt::format(
-        "{} window attributes do not match {} spatial dims", node.op_type,
-        n));
+        "{} window attributes do not match {} spatial dims", node.op_type, n));
   }
   for (size_t i = 0; i < n; ++i) {
     if (w->strides[i] <= 0 || w->dilations[i] <= 0 || w->kernel[i] <= 0) {
-      return Unresolved(fmt::format("{} has a non-positive kernel, stride "
-                                    "or dilation",
-                                    node.op_type));
+      return Unresolved(
+          fmt::format("{} has a non-positive kernel, stride "
+                      "or dilation",
+                      node.op_type));
     }
   }
   return absl::OkStatus();
@@ -62,8 +62,8 @@ absl::StatusOr<Dims> WindowOutput(const Dims& in, const Window& w) {
       const int64_t span = in[i] + w.pads[i] + w.pads[i + in.size()] - ek;
       if (span < 0) {
         return Unresolved(fmt::format(
-            "window of {} (dilated) does not fit input dim {} with pads",
-            ek, in[i]));
+            "window of {} (dilated) does not fit input dim {} with pads", ek,
+            in[i]));
       }
       if (w.ceil_mode) {
         out[i] = CeilDiv(span, s) + 1;
@@ -91,8 +91,7 @@ absl::Status ConvLike(InferContext& ctx, size_t x_index, size_t w_index,
   if (kernel.empty()) kernel.assign(wdims.begin() + 2, wdims.end());
   Window w;
   if (absl::Status s = ReadWindow(ctx, n, kernel, &w); !s.ok()) return s;
-  absl::StatusOr<Dims> spatial =
-      WindowOutput(Dims(x.begin() + 2, x.end()), w);
+  absl::StatusOr<Dims> spatial = WindowOutput(Dims(x.begin() + 2, x.end()), w);
   if (!spatial.ok()) return spatial.status();
   Dims out = {x[0], wdims[0]};
   out.insert(out.end(), spatial->begin(), spatial->end());
@@ -128,8 +127,8 @@ absl::Status ConvTransposeShape(InferContext& ctx) {
   std::vector<int64_t> out_pad = node.GetInts("output_padding");
   if (out_pad.empty()) out_pad.assign(n, 0);
   std::vector<int64_t> out_shape = node.GetInts("output_shape");
-  if (out_shape.size() == n + 2) out_shape.erase(out_shape.begin(),
-                                                 out_shape.begin() + 2);
+  if (out_shape.size() == n + 2)
+    out_shape.erase(out_shape.begin(), out_shape.begin() + 2);
   const int64_t group = node.GetInt("group", 1);
   Dims out = {x[0], wdims[1] * group};
   for (size_t i = 0; i < n; ++i) {
@@ -143,8 +142,7 @@ absl::Status ConvTransposeShape(InferContext& ctx) {
       continue;
     }
     const int64_t ek = (w.kernel[i] - 1) * w.dilations[i] + 1;
-    const int64_t pads =
-        w.auto_pad == "VALID" ? 0 : w.pads[i] + w.pads[i + n];
+    const int64_t pads = w.auto_pad == "VALID" ? 0 : w.pads[i] + w.pads[i + n];
     out.push_back(w.strides[i] * (in - 1) + out_pad[i] + ek - pads);
   }
   ctx.Set(0, ctx.dtype(0), std::move(out));
@@ -161,8 +159,7 @@ absl::Status PoolShape(InferContext& ctx) {
       !s.ok()) {
     return s;
   }
-  absl::StatusOr<Dims> spatial =
-      WindowOutput(Dims(x.begin() + 2, x.end()), w);
+  absl::StatusOr<Dims> spatial = WindowOutput(Dims(x.begin() + 2, x.end()), w);
   if (!spatial.ok()) return spatial.status();
   Dims out = {x[0], x[1]};
   out.insert(out.end(), spatial->begin(), spatial->end());
@@ -255,8 +252,8 @@ absl::StatusOr<Dims> ScaleDims(const Dims& in, const std::vector<double>& sc,
                                const std::vector<int64_t>& axes) {
   Dims out = in;
   if (sc.size() != axes.size()) {
-    return Unresolved(fmt::format("{} scales for {} axes", sc.size(),
-                                  axes.size()));
+    return Unresolved(
+        fmt::format("{} scales for {} axes", sc.size(), axes.size()));
   }
   for (size_t i = 0; i < axes.size(); ++i) {
     const double v = std::floor(static_cast<double>(in[axes[i]]) * sc[i]);
@@ -320,10 +317,10 @@ absl::Status ResizeShape(InferContext& ctx) {
     if (policy == "not_larger" || policy == "not_smaller") {
       double scale = policy == "not_larger" ? 1e300 : 0;
       for (size_t i = 0; i < axes.size(); ++i) {
-        const double s = static_cast<double>(sizes[i]) /
-                         static_cast<double>(in[axes[i]]);
-        scale = policy == "not_larger" ? std::min(scale, s)
-                                       : std::max(scale, s);
+        const double s =
+            static_cast<double>(sizes[i]) / static_cast<double>(in[axes[i]]);
+        scale =
+            policy == "not_larger" ? std::min(scale, s) : std::max(scale, s);
       }
       for (int64_t a : axes) {
         out[a] = static_cast<int64_t>(

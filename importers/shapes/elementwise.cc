@@ -86,23 +86,68 @@ absl::Status RandomShape(InferContext& ctx) {
   return absl::OkStatus();
 }
 
-constexpr std::string_view kUnaryOps[] = {
-    "Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Cos",
-    "Cosh", "Elu", "Erf", "Exp", "Floor", "HardSigmoid", "HardSwish", "Log",
-    "Neg", "Reciprocal", "Relu", "Round", "Selu", "Sigmoid", "Sign", "Sin",
-    "Sinh", "Softplus", "Softsign", "Sqrt", "Tan", "Tanh", "ThresholdedRelu",
-    "Celu", "Shrink", "Mish", "Gelu", "Not", "BitwiseNot", "Clip", "Hardmax",
-    "Softmax", "LogSoftmax", "LpNormalization", "MeanVarianceNormalization",
-    "LRN", "CumSum", "Trilu", "ReverseSequence", "Scatter", "ScatterElements",
-    "ScatterND", "ImageScaler", "Swish"};
+constexpr std::string_view kUnaryOps[] = {"Abs",
+                                          "Acos",
+                                          "Acosh",
+                                          "Asin",
+                                          "Asinh",
+                                          "Atan",
+                                          "Atanh",
+                                          "Ceil",
+                                          "Cos",
+                                          "Cosh",
+                                          "Elu",
+                                          "Erf",
+                                          "Exp",
+                                          "Floor",
+                                          "HardSigmoid",
+                                          "HardSwish",
+                                          "Log",
+                                          "Neg",
+                                          "Reciprocal",
+                                          "Relu",
+                                          "Round",
+                                          "Selu",
+                                          "Sigmoid",
+                                          "Sign",
+                                          "Sin",
+                                          "Sinh",
+                                          "Softplus",
+                                          "Softsign",
+                                          "Sqrt",
+                                          "Tan",
+                                          "Tanh",
+                                          "ThresholdedRelu",
+                                          "Celu",
+                                          "Shrink",
+                                          "Mish",
+                                          "Gelu",
+                                          "Not",
+                                          "BitwiseNot",
+                                          "Clip",
+                                          "Hardmax",
+                                          "Softmax",
+                                          "LogSoftmax",
+                                          "LpNormalization",
+                                          "MeanVarianceNormalization",
+                                          "LRN",
+                                          "CumSum",
+                                          "Trilu",
+                                          "ReverseSequence",
+                                          "Scatter",
+                                          "ScatterElements",
+                                          "ScatterND",
+                                          "ImageScaler",
+                                          "Swish"};
 
 constexpr std::string_view kBroadcastOps[] = {
-    "Add", "Sub", "Mul", "Div", "Pow", "Mod", "PRelu", "BitShift",
-    "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Max", "Min", "Sum", "Mean"};
+    "Add",        "Sub",   "Mul",      "Div",        "Pow",
+    "Mod",        "PRelu", "BitShift", "BitwiseAnd", "BitwiseOr",
+    "BitwiseXor", "Max",   "Min",      "Sum",        "Mean"};
 
 constexpr std::string_view kCompareOps[] = {
-    "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual",
-    "And", "Or", "Xor"};
+    "Equal",          "Less", "LessOrEqual", "Greater",
+    "GreaterOrEqual", "And",  "Or",          "Xor"};
 
 }  // namespace
 

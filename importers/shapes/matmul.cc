@@ -11,8 +11,8 @@
 namespace ridgeline::importers::shapes {
 namespace {
 
-using graph::DType;
 using graph::Dims;
+using graph::DType;
 
 absl::Status MatMulLike(InferContext& ctx, size_t a, size_t b, DType dtype) {
   absl::StatusOr<Dims> out = MatMulDims(ctx.dims(a), ctx.dims(b));
@@ -31,8 +31,7 @@ absl::Status MatMulIntegerShape(InferContext& ctx) {
 
 // a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point.
 absl::Status QLinearMatMulShape(InferContext& ctx) {
-  return MatMulLike(ctx, 0, 3,
-                    ctx.has_input(7) ? ctx.dtype(7) : ctx.dtype(0));
+  return MatMulLike(ctx, 0, 3, ctx.has_input(7) ? ctx.dtype(7) : ctx.dtype(0));
 }
 
 absl::Status GemmShape(InferContext& ctx) {
@@ -69,9 +68,10 @@ absl::Status EinsumShape(InferContext& ctx) {
     start = comma + 1;
   }
   if (terms.size() != ctx.num_inputs()) {
-    return Unresolved(fmt::format("Einsum equation '{}' has {} operands, the "
-                                  "node {}",
-                                  eq, terms.size(), ctx.num_inputs()));
+    return Unresolved(
+        fmt::format("Einsum equation '{}' has {} operands, the "
+                    "node {}",
+                    eq, terms.size(), ctx.num_inputs()));
   }
   std::map<char, int64_t> sizes;
   std::map<char, int> counts;
@@ -80,11 +80,10 @@ absl::Status EinsumShape(InferContext& ctx) {
     const std::string& term = terms[t];
     const Dims& d = ctx.dims(t);
     const size_t dots = term.find("...");
-    const size_t letters =
-        term.size() - (dots == std::string::npos ? 0 : 3);
+    const size_t letters = term.size() - (dots == std::string::npos ? 0 : 3);
     if (letters > d.size()) {
-      return Unresolved(fmt::format("Einsum term '{}' for rank {}", term,
-                                    d.size()));
+      return Unresolved(
+          fmt::format("Einsum term '{}' for rank {}", term, d.size()));
     }
     const size_t ell_rank = d.size() - letters;
     size_t dim = 0;
@@ -105,8 +104,8 @@ absl::Status EinsumShape(InferContext& ctx) {
         if (it->second == 1) {
           it->second = v;
         } else if (v != 1) {
-          return Unresolved(fmt::format("Einsum label '{}' is {} and {}", c,
-                                        it->second, v));
+          return Unresolved(
+              fmt::format("Einsum label '{}' is {} and {}", c, it->second, v));
         }
       }
       ++counts[c];
@@ -123,9 +122,10 @@ absl::Status EinsumShape(InferContext& ctx) {
       }
       auto it = sizes.find(rhs[i]);
       if (it == sizes.end()) {
-        return Unresolved(fmt::format("Einsum output label '{}' is not an "
-                                      "input label",
-                                      rhs[i]));
+        return Unresolved(
+            fmt::format("Einsum output label '{}' is not an "
+                        "input label",
+                        rhs[i]));
       }
       out.push_back(it->second);
     }

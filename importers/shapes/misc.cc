@@ -9,8 +9,8 @@
 namespace ridgeline::importers::shapes {
 namespace {
 
-using graph::DType;
 using graph::Dims;
+using graph::DType;
 
 // X [seq, batch, input] (layout 0) or [batch, seq, input] (layout 1).
 // Y [seq, dirs, batch, hidden] or [batch, seq, dirs, hidden]; Y_h and Y_c

@@ -11,8 +11,8 @@
 namespace ridgeline::importers::shapes {
 namespace {
 
-using graph::DType;
 using graph::Dims;
+using graph::DType;
 
 // Rows of a [N, C] or [C] input (1 for a vector).
 int64_t Rows(const Dims& x) { return x.size() >= 2 ? x[0] : 1; }
@@ -91,8 +91,7 @@ void RegisterMlShapes(ShapeRegistry* registry) {
   registry->Add(kMlDomain, "LinearRegressor", RegressorShape);
   registry->Add(kMlDomain, "SVMRegressor", RegressorShape);
   registry->Add(kMlDomain, "TreeEnsembleRegressor", RegressorShape);
-  registry->Add(kMlDomain, "ArrayFeatureExtractor",
-                ArrayFeatureExtractorShape);
+  registry->Add(kMlDomain, "ArrayFeatureExtractor", ArrayFeatureExtractorShape);
   registry->Add(kMlDomain, "OneHotEncoder", OneHotEncoderShape);
   registry->Add(kMlDomain, "FeatureVectorizer", FeatureVectorizerShape);
 }

@@ -9,8 +9,8 @@
 namespace ridgeline::importers::shapes {
 namespace {
 
-using graph::DType;
 using graph::Dims;
+using graph::DType;
 
 // Y like X; every further output (running/saved mean and variance) like the
 // scale input [C].
@@ -26,8 +26,8 @@ absl::Status BatchNormShape(InferContext& ctx) {
 // stash type (float32 by default).
 absl::Status LayerNormShape(InferContext& ctx) {
   const Dims& x = ctx.dims(0);
-  absl::StatusOr<int64_t> axis = NormalizeAxis(
-      ctx.node().GetInt("axis", -1), static_cast<int64_t>(x.size()));
+  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.node().GetInt("axis", -1),
+                                               static_cast<int64_t>(x.size()));
   if (!axis.ok()) return axis.status();
   ctx.Set(0, ctx.dtype(0), x);
   Dims stats = x;

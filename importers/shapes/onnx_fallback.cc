@@ -36,13 +36,10 @@ class NodeInferenceContext final : public onnx::InferenceContext {
       if (!ctx.has_input(i)) continue;
       const graph::Tensor& t = ctx.input(i);
       if (const SequenceInfo* seq = ctx.sequence(i)) {
-        auto* elem = seq->is_optional
-                         ? input_types_[i]
-                               .mutable_optional_type()
-                               ->mutable_elem_type()
-                         : input_types_[i]
-                               .mutable_sequence_type()
-                               ->mutable_elem_type();
+        auto* elem =
+            seq->is_optional
+                ? input_types_[i].mutable_optional_type()->mutable_elem_type()
+                : input_types_[i].mutable_sequence_type()->mutable_elem_type();
         FillTensorType(seq->dtype,
                        seq->elem_dims_known ? &seq->elem_dims : nullptr,
                        elem->mutable_tensor_type());

@@ -9,8 +9,8 @@
 namespace ridgeline::importers::shapes {
 namespace {
 
-using graph::DType;
 using graph::Dims;
+using graph::DType;
 
 absl::Status ReduceShape(InferContext& ctx) {
   const int64_t since = ctx.node().op_type == "ReduceSum" ? 13 : 18;
@@ -51,8 +51,8 @@ absl::Status ReduceShape(InferContext& ctx) {
 
 absl::Status ArgReduceShape(InferContext& ctx) {
   const Dims& in = ctx.dims(0);
-  absl::StatusOr<int64_t> axis = NormalizeAxis(
-      ctx.node().GetInt("axis", 0), static_cast<int64_t>(in.size()));
+  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.node().GetInt("axis", 0),
+                                               static_cast<int64_t>(in.size()));
   if (!axis.ok()) return axis.status();
   Dims out = in;
   if (ctx.node().GetInt("keepdims", 1) != 0) {
@@ -77,8 +77,8 @@ absl::Status TopKShape(InferContext& ctx) {
     if (v.size() != 1) return Unresolved("TopK k is not a single value");
     k = v[0];
   }
-  absl::StatusOr<int64_t> axis = NormalizeAxis(
-      ctx.node().GetInt("axis", -1), static_cast<int64_t>(in.size()));
+  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.node().GetInt("axis", -1),
+                                               static_cast<int64_t>(in.size()));
   if (!axis.ok()) return axis.status();
   if (k < 0 || k > in[*axis]) {
     return Unresolved(fmt::format("TopK k={} for a dim of {}", k, in[*axis]));
@@ -91,9 +91,9 @@ absl::Status TopKShape(InferContext& ctx) {
 }
 
 constexpr std::string_view kReduceOps[] = {
-    "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
-    "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
-    "ReduceSumSquare"};
+    "ReduceMean",      "ReduceSum",      "ReduceMax", "ReduceMin",
+    "ReduceProd",      "ReduceL1",       "ReduceL2",  "ReduceLogSum",
+    "ReduceLogSumExp", "ReduceSumSquare"};
 
 }  // namespace
 

@@ -134,8 +134,8 @@ void Resolver::IndexSubgraphs() {
       }
     }
     for (const Body& body : bodies) {
-      IndexInitializers(*body.graph, fmt::format("{}/{}/", nodes[n].name,
-                                                 body.attribute));
+      IndexInitializers(*body.graph,
+                        fmt::format("{}/{}/", nodes[n].name, body.attribute));
     }
   }
   if (bodies_.empty()) return;
@@ -186,14 +186,12 @@ void Resolver::BindGraphInputTypes() {
 }
 
 bool Resolver::IsKnown(int tensor) const {
-  return graph_.tensor(tensor).shape_known ||
-         state_.sequences.contains(tensor);
+  return graph_.tensor(tensor).shape_known || state_.sequences.contains(tensor);
 }
 
 bool Resolver::HasValues(int tensor) const {
   return graph_.tensor(tensor).int_values.has_value() ||
-         state_.floats.contains(tensor) ||
-         state_.lazy_floats.contains(tensor);
+         state_.floats.contains(tensor) || state_.lazy_floats.contains(tensor);
 }
 
 std::string Resolver::RootReason(int tensor) const {
@@ -283,9 +281,9 @@ absl::Status Resolver::ValidateOutputs(int n) {
     absl::StatusOr<int64_t> count =
         graph::CheckedNumElements(tensor.dims, tensor.name);
     if (!count.ok()) {
-      return absl::InvalidArgumentError(
-          fmt::format("node '{}' ({}): {}", node.name, node.op_type,
-                      MessageOf(count.status())));
+      return absl::InvalidArgumentError(fmt::format("node '{}' ({}): {}",
+                                                    node.name, node.op_type,
+                                                    MessageOf(count.status())));
     }
   }
   return absl::OkStatus();

@@ -10,8 +10,8 @@
 namespace ridgeline::importers::shapes {
 namespace {
 
-using graph::DType;
 using graph::Dims;
+using graph::DType;
 
 // Merges one more element's dims into `info`.
 void AddElement(SequenceInfo* info, const Dims& dims, bool first) {
@@ -135,8 +135,8 @@ absl::Status SequenceLengthShape(InferContext& ctx) {
 
 absl::Status SplitToSequenceShape(InferContext& ctx) {
   const Dims& in = ctx.dims(0);
-  absl::StatusOr<int64_t> axis = NormalizeAxis(
-      ctx.node().GetInt("axis", 0), static_cast<int64_t>(in.size()));
+  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.node().GetInt("axis", 0),
+                                               static_cast<int64_t>(in.size()));
   if (!axis.ok()) return axis.status();
   const int64_t dim = in[*axis];
   SequenceInfo info;

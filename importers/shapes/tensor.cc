@@ -17,8 +17,8 @@
 namespace ridgeline::importers::shapes {
 namespace {
 
-using graph::DType;
 using graph::Dims;
+using graph::DType;
 
 const onnx::AttributeProto* FindAttr(const InferContext& ctx,
                                      std::string_view name) {
@@ -74,8 +74,9 @@ absl::Status ConstantShape(InferContext& ctx) {
     ctx.Set(0, DType::kString, {s->strings_size()});
   } else if (const onnx::AttributeProto* sp = FindAttr(ctx, "sparse_value")) {
     DType dtype = DTypeFromAttr(sp->sparse_tensor().values().data_type());
-    ctx.Set(0, dtype, Dims(sp->sparse_tensor().dims().begin(),
-                           sp->sparse_tensor().dims().end()));
+    ctx.Set(0, dtype,
+            Dims(sp->sparse_tensor().dims().begin(),
+                 sp->sparse_tensor().dims().end()));
   } else {
     return Unresolved("Constant has no value attribute");
   }
@@ -144,16 +145,16 @@ absl::Status ReshapeShape(InferContext& ctx) {
     if (known == 0) {
       out[infer] = 0;
     } else if (total % known != 0) {
-      return Unresolved(fmt::format(
-          "Reshape of {} ({} elements) to {} is inconsistent",
-          DimsString(in), total, DimsString(shape)));
+      return Unresolved(
+          fmt::format("Reshape of {} ({} elements) to {} is inconsistent",
+                      DimsString(in), total, DimsString(shape)));
     } else {
       out[infer] = total / known;
     }
   } else if (known != total) {
-    return Unresolved(fmt::format(
-        "Reshape of {} ({} elements) to {} is inconsistent", DimsString(in),
-        total, DimsString(shape)));
+    return Unresolved(
+        fmt::format("Reshape of {} ({} elements) to {} is inconsistent",
+                    DimsString(in), total, DimsString(shape)));
   }
   ctx.Set(0, ctx.dtype(0), std::move(out));
   return absl::OkStatus();
@@ -196,8 +197,7 @@ absl::Status TransposeShape(InferContext& ctx) {
 absl::Status SqueezeShape(InferContext& ctx) {
   std::vector<int64_t> axes;
   bool present = false;
-  if (absl::Status s =
-          AxesFromAttrOrInput(ctx, "axes", 1, 13, &axes, &present);
+  if (absl::Status s = AxesFromAttrOrInput(ctx, "axes", 1, 13, &axes, &present);
       !s.ok()) {
     return s;
   }
@@ -211,8 +211,8 @@ absl::Status SqueezeShape(InferContext& ctx) {
     if (!a.ok()) return a.status();
     for (int64_t i : *a) {
       if (in[i] != 1) {
-        return Unresolved(fmt::format("Squeeze of axis {} whose dim is {}",
-                                      i, in[i]));
+        return Unresolved(
+            fmt::format("Squeeze of axis {} whose dim is {}", i, in[i]));
       }
       drop[i] = true;
     }
@@ -228,8 +228,7 @@ absl::Status SqueezeShape(InferContext& ctx) {
 absl::Status UnsqueezeShape(InferContext& ctx) {
   std::vector<int64_t> axes;
   bool present = false;
-  if (absl::Status s =
-          AxesFromAttrOrInput(ctx, "axes", 1, 13, &axes, &present);
+  if (absl::Status s = AxesFromAttrOrInput(ctx, "axes", 1, 13, &axes, &present);
       !s.ok()) {
     return s;
   }
@@ -259,8 +258,8 @@ absl::Status ConcatShape(InferContext& ctx) {
     if (!ctx.has_input(i)) continue;
     const Dims& d = ctx.dims(i);
     if (static_cast<int64_t>(d.size()) != rank) {
-      return Unresolved(fmt::format("Concat of ranks {} and {}", rank,
-                                    d.size()));
+      return Unresolved(
+          fmt::format("Concat of ranks {} and {}", rank, d.size()));
     }
     for (int64_t k = 0; k < rank; ++k) {
       if (k == *axis) continue;
@@ -277,8 +276,8 @@ absl::Status ConcatShape(InferContext& ctx) {
 
 absl::Status SplitShape(InferContext& ctx) {
   const Dims& in = ctx.dims(0);
-  absl::StatusOr<int64_t> axis = NormalizeAxis(
-      ctx.node().GetInt("axis", 0), static_cast<int64_t>(in.size()));
+  absl::StatusOr<int64_t> axis = NormalizeAxis(ctx.node().GetInt("axis", 0),
+                                               static_cast<int64_t>(in.size()));
   if (!axis.ok()) return axis.status();
   const int64_t dim = in[*axis];
   const int64_t n = static_cast<int64_t>(ctx.num_outputs());
@@ -300,14 +299,14 @@ absl::Status SplitShape(InferContext& ctx) {
     }
   }
   if (static_cast<int64_t>(split.size()) != n) {
-    return Unresolved(fmt::format("Split into {} parts with {} outputs",
-                                  split.size(), n));
+    return Unresolved(
+        fmt::format("Split into {} parts with {} outputs", split.size(), n));
   }
   int64_t sum = 0;
   for (int64_t s : split) sum += s;
   if (sum != dim) {
-    return Unresolved(fmt::format("Split sizes sum to {}, the dim is {}", sum,
-                                  dim));
+    return Unresolved(
+        fmt::format("Split sizes sum to {}, the dim is {}", sum, dim));
   }
   for (int64_t i = 0; i < n; ++i) {
     Dims out = in;
@@ -349,8 +348,8 @@ absl::Status GatherNDShape(InferContext& ctx) {
   const int64_t last = indices.back();
   if (b + last > static_cast<int64_t>(data.size())) {
     return Unresolved(fmt::format(
-        "GatherND index depth {} + batch_dims {} exceeds data rank {}", last,
-        b, data.size()));
+        "GatherND index depth {} + batch_dims {} exceeds data rank {}", last, b,
+        data.size()));
   }
   Dims out(indices.begin(), indices.end() - 1);
   out.insert(out.end(), data.begin() + b + last, data.end());
@@ -379,9 +378,9 @@ absl::Status TileShape(InferContext& ctx) {
   for (size_t i = 0; i < in.size(); ++i) {
     if ((*repeats)[i] < 0) return Unresolved("Tile repeat is negative");
     if ((*repeats)[i] != 0 && in[i] > graph::kMaxDim / (*repeats)[i]) {
-      return absl::InvalidArgumentError(fmt::format(
-          "Tile output dim {} x {} is above the limit 2^40", in[i],
-          (*repeats)[i]));
+      return absl::InvalidArgumentError(
+          fmt::format("Tile output dim {} x {} is above the limit 2^40", in[i],
+                      (*repeats)[i]));
     }
     out[i] = in[i] * (*repeats)[i];
   }
@@ -413,8 +412,8 @@ absl::Status PadShape(InferContext& ctx) {
   }
   const size_t n = axes.size();
   if (pads.size() != 2 * n) {
-    return Unresolved(fmt::format("Pad has {} pads for {} axes", pads.size(),
-                                  n));
+    return Unresolved(
+        fmt::format("Pad has {} pads for {} axes", pads.size(), n));
   }
   Dims out = in;
   for (size_t i = 0; i < n; ++i) {
@@ -501,8 +500,7 @@ absl::Status CompressShape(InferContext& ctx) {
     out = in;
   }
   int64_t count = 0;
-  for (size_t i = 0; i < cond->size() && static_cast<int64_t>(i) < limit;
-       ++i) {
+  for (size_t i = 0; i < cond->size() && static_cast<int64_t>(i) < limit; ++i) {
     count += (*cond)[i] != 0;
   }
   if (ctx.node().HasAttribute("axis")) {
@@ -542,8 +540,9 @@ absl::Status DepthToSpaceShape(InferContext& ctx) {
   const Dims& in = ctx.dims(0);
   const int64_t b = ctx.node().GetInt("blocksize", 1);
   if (in.size() != 4 || b <= 0 || in[1] % (b * b) != 0) {
-    return Unresolved("DepthToSpace needs NCHW input with C divisible by "
-                      "blocksize^2");
+    return Unresolved(
+        "DepthToSpace needs NCHW input with C divisible by "
+        "blocksize^2");
   }
   ctx.Set(0, ctx.dtype(0), {in[0], in[1] / (b * b), in[2] * b, in[3] * b});
   return absl::OkStatus();
@@ -553,8 +552,9 @@ absl::Status SpaceToDepthShape(InferContext& ctx) {
   const Dims& in = ctx.dims(0);
   const int64_t b = ctx.node().GetInt("blocksize", 1);
   if (in.size() != 4 || b <= 0 || in[2] % b != 0 || in[3] % b != 0) {
-    return Unresolved("SpaceToDepth needs NCHW input with H, W divisible by "
-                      "blocksize");
+    return Unresolved(
+        "SpaceToDepth needs NCHW input with H, W divisible by "
+        "blocksize");
   }
   ctx.Set(0, ctx.dtype(0), {in[0], in[1] * b * b, in[2] / b, in[3] / b});
   return absl::OkStatus();

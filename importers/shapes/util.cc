@@ -86,9 +86,8 @@ absl::Status SameAsInput(InferContext& ctx, size_t input, size_t output) {
   return absl::OkStatus();
 }
 
-absl::Status AxesFromAttrOrInput(const InferContext& ctx,
-                                 std::string_view attr, size_t input,
-                                 int64_t input_since_opset,
+absl::Status AxesFromAttrOrInput(const InferContext& ctx, std::string_view attr,
+                                 size_t input, int64_t input_since_opset,
                                  std::vector<int64_t>* axes, bool* present) {
   *present = false;
   axes->clear();
@@ -105,8 +104,7 @@ absl::Status AxesFromAttrOrInput(const InferContext& ctx,
   return absl::OkStatus();
 }
 
-bool ValuesAsInt(const InferContext& ctx, size_t i,
-                 std::vector<int64_t>* out) {
+bool ValuesAsInt(const InferContext& ctx, size_t i, std::vector<int64_t>* out) {
   if (const std::vector<int64_t>* v = ctx.ints(i)) {
     *out = *v;
     return true;
@@ -134,9 +132,8 @@ absl::StatusOr<graph::Dims> MatMulDims(const graph::Dims& a,
     return Unresolved(fmt::format("MatMul of {} and {}: inner dims differ",
                                   DimsString(a), DimsString(b)));
   }
-  absl::StatusOr<graph::Dims> batch =
-      Broadcast(graph::Dims(x.begin(), x.end() - 2),
-                graph::Dims(y.begin(), y.end() - 2));
+  absl::StatusOr<graph::Dims> batch = Broadcast(
+      graph::Dims(x.begin(), x.end() - 2), graph::Dims(y.begin(), y.end() - 2));
   if (!batch.ok()) return batch.status();
   graph::Dims out = *std::move(batch);
   if (a.size() > 1) out.push_back(x[x.size() - 2]);

@@ -37,15 +37,13 @@ absl::Status SameAsInput(InferContext& ctx, size_t input = 0,
 
 // Axes given by attribute `attr` before `input_since_opset` and by input
 // `input` from then on. *present is false when neither is given.
-absl::Status AxesFromAttrOrInput(const InferContext& ctx,
-                                 std::string_view attr, size_t input,
-                                 int64_t input_since_opset,
+absl::Status AxesFromAttrOrInput(const InferContext& ctx, std::string_view attr,
+                                 size_t input, int64_t input_since_opset,
                                  std::vector<int64_t>* axes, bool* present);
 
 // Integer folded values of input i converted from float values too (for
 // inputs like Resize sizes or Range operands); false if unknown.
-bool ValuesAsInt(const InferContext& ctx, size_t i,
-                 std::vector<int64_t>* out);
+bool ValuesAsInt(const InferContext& ctx, size_t i, std::vector<int64_t>* out);
 
 // Output dims of numpy matmul: 1-D operands promoted and the added dim
 // removed, batch dims broadcast; Unresolved when the inner dims differ.

@@ -29,10 +29,9 @@ inline const engine::Hardware& FuzzHardware() {
     auto* h = new engine::Hardware();
     h->key = "fuzz-device";
     h->name = "fuzz device";
-    h->peak_flops_per_s = {{"fp32", 60e12},   {"tf32", 400e12},
-                           {"fp16", 900e12},  {"bf16", 900e12},
-                           {"fp8", 1800e12},  {"int8", 1800e12},
-                           {"int4", 3600e12}};
+    h->peak_flops_per_s = {
+        {"fp32", 60e12},  {"tf32", 400e12},  {"fp16", 900e12}, {"bf16", 900e12},
+        {"fp8", 1800e12}, {"int8", 1800e12}, {"int4", 3600e12}};
     h->memory_bandwidth_bytes_per_s = 3e12;
     h->memory_capacity_bytes = 80e9;
     h->tdp_w = 700;

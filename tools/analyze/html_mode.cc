@@ -42,8 +42,13 @@ absl::StatusOr<engine::report::ComparisonTable> WholeModelTable(
     const RunContext& ctx) {
   engine::report::ComparisonTable t;
   t.title = "Whole-model estimate vs layer-level";
-  t.columns = {"method", "latency", "throughput /s", "bound", "intensity "
-               "(FLOP/B)", "MFU"};
+  t.columns = {"method",
+               "latency",
+               "throughput /s",
+               "bound",
+               "intensity "
+               "(FLOP/B)",
+               "MFU"};
   const engine::Summary& s = ctx.analysis.summary;
   t.rows.push_back({"layer-level", engine::FormatTime(s.latency_s),
                     fmt::format("{:.4g}", s.throughput_per_s), "", "", ""});

@@ -53,8 +53,9 @@ absl::StatusOr<std::string> Fit(const RunContext& ctx,
   if (!file) {
     return absl::InvalidArgumentError(fmt::format("{}: write failed", path));
   }
-  return fmt::format("{}\nfitted device '{}' written to {} (use --hw-file {})\n",
-                     engine::FormatFit(*fit), hw.key, path, path);
+  return fmt::format(
+      "{}\nfitted device '{}' written to {} (use --hw-file {})\n",
+      engine::FormatFit(*fit), hw.key, path, path);
 }
 
 }  // namespace
@@ -62,8 +63,8 @@ absl::StatusOr<std::string> Fit(const RunContext& ctx,
 absl::StatusOr<std::string> MeasuredText(const RunContext& ctx) {
   absl::StatusOr<engine::Comparison> c = Compare(ctx);
   if (!c.ok()) return c.status();
-  std::string text = engine::FormatComparison(
-      ctx.analysis, *c, {.top = ctx.options->report.top});
+  std::string text = engine::FormatComparison(ctx.analysis, *c,
+                                              {.top = ctx.options->report.top});
   if (ctx.options->fit) {
     absl::StatusOr<std::string> fit = Fit(ctx, *c);
     if (!fit.ok()) return fit.status();

@@ -29,9 +29,9 @@ namespace ridgeline::tools::analyze {
 struct RunContext {
   const Options* options = nullptr;
   const std::vector<engine::Hardware>* catalog = nullptr;  // --hw lookups
-  engine::Hardware hw;                  // the first device
-  std::optional<zoo::ModelEntry> zoo_entry;  // --zoo NAME
-  std::string model_name;               // the path, or "zoo:NAME"
+  engine::Hardware hw;                                     // the first device
+  std::optional<zoo::ModelEntry> zoo_entry;                // --zoo NAME
+  std::string model_name;  // the path, or "zoo:NAME"
   graph::Graph graph;
   engine::AnalyzeOptions analyze;  // the options the analysis ran with
   engine::Analysis analysis;

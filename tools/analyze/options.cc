@@ -184,9 +184,8 @@ absl::Status ApplyFuse(Options& o, std::string_view v) {
 absl::Status ApplySweep(Options& o, std::string_view v) {
   absl::StatusOr<engine::SweepSpec> spec = engine::ParseSweepSpec(v);
   if (!spec.ok()) {
-    return absl::InvalidArgumentError(
-        fmt::format("--sweep: invalid value '{}': {}", v,
-                    MessageOf(spec.status())));
+    return absl::InvalidArgumentError(fmt::format(
+        "--sweep: invalid value '{}': {}", v, MessageOf(spec.status())));
   }
   o.sweep = std::string(v);
   return absl::OkStatus();
@@ -296,8 +295,7 @@ constexpr Flag kFlags[] = {
      }},
     {"--activations", "P", "quantization what-if: activations at int8|fp8|fp16",
      [](Options& o, std::string_view v) {
-       return ApplyChoice("--activations", "int8|fp8|fp16", v,
-                          &o.activations);
+       return ApplyChoice("--activations", "int8|fp8|fp16", v, &o.activations);
      }},
     {"--kv-cache", "P",
      "quantization what-if: KV cache at int8|fp8|fp16 (default: follows "

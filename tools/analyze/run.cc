@@ -61,8 +61,8 @@ int64_t GraphBatch(const graph::Graph& g, const Options& o, std::ostream& err) {
 // True when a feature mode adds to the report.
 bool AnyMode(const Options& o) {
   return o.whole_model || !o.sweep.empty() || !o.fuse.empty() ||
-         !o.weights.empty() || !o.activations.empty() ||
-         !o.kv_cache.empty() || o.what_if || !o.measured_path.empty();
+         !o.weights.empty() || !o.activations.empty() || !o.kv_cache.empty() ||
+         o.what_if || !o.measured_path.empty();
 }
 
 // The text sections of the feature modes, in a fixed order.
@@ -174,8 +174,7 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
           engine::FindHardware(*catalog, options.hw[i]);
       if (!other.ok()) return Fail(err, MessageOf(other.status()));
     }
-    if (options.hw.size() > 1 &&
-        options.picture == Options::Picture::kNone) {
+    if (options.hw.size() > 1 && options.picture == Options::Picture::kNone) {
       fmt::print(err,
                  "analyze: warning: --hw: the report uses the first device "
                  "({}); --format html/svg draw every device's roof\n",
@@ -207,8 +206,7 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
                "analyze: warning: {}: {} layer(s) skipped (unresolved shapes "
                "or counting errors), {} op type(s) without a counter; see the "
                "report's warnings/summary\n",
-               ctx.model_name, s.skipped_layers.size(),
-               s.unknown_ops.size());
+               ctx.model_name, s.skipped_layers.size(), s.unknown_ops.size());
   }
 
   // Everything is computed before the output is opened: an error leaves no

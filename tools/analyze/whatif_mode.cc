@@ -51,8 +51,8 @@ absl::StatusOr<WhatIfResults> Run(const RunContext& ctx) {
       if (!plan.ok()) return plan.status();
       // With quantization, fuse the quantized model (its pricer).
       absl::StatusOr<engine::FusionResult> fused =
-          r.quantize ? engine::ApplyFusion(r.quantize->after, *plan,
-                                           ctx.graph, r.quantize->pricer.get())
+          r.quantize ? engine::ApplyFusion(r.quantize->after, *plan, ctx.graph,
+                                           r.quantize->pricer.get())
                      : engine::ApplyFusion(ctx.analysis, *plan, ctx.graph,
                                            ctx.analyze);
       if (!fused.ok()) return fused.status();
@@ -117,12 +117,12 @@ absl::Status AddWhatIfHtml(const RunContext& ctx,
   constexpr size_t kBars = 20;  // largest savings shown
   if (r->fusion) {
     engine::report::BeforeAfterChart chart;
-    chart.title = fmt::format("Fusion ({})",
-                              engine::FusionKindsName(r->fusion->kinds));
+    chart.title =
+        fmt::format("Fusion ({})", engine::FusionKindsName(r->fusion->kinds));
     chart.before_label = "unfused";
     chart.after_label = "fused";
-    chart.bars.push_back({"whole model", r->fusion->latency_unfused_s,
-                          r->fusion->latency_s});
+    chart.bars.push_back(
+        {"whole model", r->fusion->latency_unfused_s, r->fusion->latency_s});
     std::vector<engine::GroupResult> groups = r->fusion->groups;
     std::sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
       return a.saved_s > b.saved_s;
@@ -135,12 +135,12 @@ absl::Status AddWhatIfHtml(const RunContext& ctx,
   }
   if (r->quantize) {
     engine::report::BeforeAfterChart chart;
-    chart.title = fmt::format("Quantization ({})",
-                              engine::QuantizeOptionsName(r->quantize->options));
+    chart.title = fmt::format(
+        "Quantization ({})", engine::QuantizeOptionsName(r->quantize->options));
     chart.before_label = "as stored";
     chart.after_label = "quantized";
-    chart.bars.push_back({"whole model", r->quantize->latency_before_s,
-                          r->quantize->latency_s});
+    chart.bars.push_back(
+        {"whole model", r->quantize->latency_before_s, r->quantize->latency_s});
     std::vector<engine::QuantizedLayer> layers = r->quantize->layers;
     std::sort(layers.begin(), layers.end(), [](const auto& a, const auto& b) {
       return a.saved_s > b.saved_s;
@@ -159,8 +159,7 @@ absl::Status AddWhatIfHtml(const RunContext& ctx,
       t.rows.push_back(
           {row.scenario,
            row.available ? engine::FormatTime(row.latency_s) : "-",
-           row.available ? engine::FormatSpeedup(row.speedup) : "-",
-           row.note});
+           row.available ? engine::FormatSpeedup(row.speedup) : "-", row.note});
     }
     page->comparisons.push_back(std::move(t));
   }

@@ -18,8 +18,8 @@ engine::WholeModelOptions EstimateOptions(const RunContext& ctx) {
     absl::flat_hash_map<std::string, int64_t> user;
     for (const auto& [name, value] : ctx.options->dims) user[name] = value;
     return zoo::MlsysimOptions(
-        *ctx.zoo_entry, zoo::EntryDims(*ctx.zoo_entry, user,
-                                       ctx.options->batch));
+        *ctx.zoo_entry,
+        zoo::EntryDims(*ctx.zoo_entry, user, ctx.options->batch));
   }
   engine::WholeModelOptions o;
   o.method = engine::WholeModelMethod::kMlsysim;

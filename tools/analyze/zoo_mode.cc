@@ -59,8 +59,7 @@ absl::StatusOr<std::string> ListZoo() {
 absl::Status LoadModel(RunContext* ctx) {
   const Options& o = *ctx->options;
   if (!o.zoo.empty()) {
-    absl::StatusOr<std::vector<zoo::ModelEntry>> catalog =
-        zoo::ModelCatalog();
+    absl::StatusOr<std::vector<zoo::ModelEntry>> catalog = zoo::ModelCatalog();
     if (!catalog.ok()) return catalog.status();
     absl::StatusOr<zoo::ModelEntry> entry = zoo::FindModel(*catalog, o.zoo);
     if (!entry.ok()) {
