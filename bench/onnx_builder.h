@@ -94,18 +94,20 @@ class OnnxBuilder {
     onnx::TensorProto* t = graph().add_initializer();
     t->set_name(name);
     t->set_data_type(elem_type);
-    int64_t count = 1;
+    // Tests build tensors claiming more bytes than int64 holds: the length
+    // and offsets saturate at INT64_MAX instead of overflowing here.
+    int64_t length = element_bytes;
     for (int64_t d : dims) {
       t->add_dims(d);
-      count *= d;
+      length = SaturatingMul(length, d);
     }
-    const int64_t length = count * element_bytes;
     t->set_data_location(onnx::TensorProto::EXTERNAL);
     AddEntry(t, "location", location);
     AddEntry(t, "offset", std::to_string(external_offset_));
     AddEntry(t, "length", std::to_string(length));
     // Offsets aligned to 4 KiB like onnx.save_model's external data writer.
-    external_offset_ += (length + 4095) / 4096 * 4096;
+    const int64_t aligned = SaturatingAdd(length, 4095) / 4096 * 4096;
+    external_offset_ = SaturatingAdd(external_offset_, aligned);
   }
 
   // An int64 initializer stored inline as raw little-endian bytes.
@@ -157,6 +159,15 @@ class OnnxBuilder {
   std::string Serialize() const { return model_.SerializeAsString(); }
 
  private:
+  static int64_t SaturatingMul(int64_t a, int64_t b) {
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+  }
+  static int64_t SaturatingAdd(int64_t a, int64_t b) {
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+  }
+
   static void AddEntry(onnx::TensorProto* t, const std::string& key,
                        const std::string& value) {
     auto* e = t->add_external_data();

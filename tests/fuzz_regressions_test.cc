@@ -32,7 +32,9 @@ std::vector<std::filesystem::path> Inputs() {
 }
 
 TEST(FuzzRegressionsTest, EveryStoredInputFailsCleanlyOrAnalyzes) {
-  for (const std::filesystem::path& path : Inputs()) {
+  const std::vector<std::filesystem::path> inputs = Inputs();
+  ASSERT_FALSE(inputs.empty()) << "no stored inputs in " << kDir;
+  for (const std::filesystem::path& path : inputs) {
     SCOPED_TRACE(path.string());
     std::ifstream in(path, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)),

@@ -22,7 +22,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -145,6 +144,18 @@ std::string ReadFile(const std::string& path) {
 
 std::string Tail(const std::string& text, size_t n) {
   return text.size() <= n ? text : text.substr(text.size() - n);
+}
+
+// The text inside <pre id="ID" ...>...</pre> of a serialized DOM, or "" when
+// there is no such element.
+std::string PreText(const std::string& dom, const std::string& id) {
+  const size_t tag = dom.find("<pre id=\"" + id + "\"");
+  if (tag == std::string::npos) return "";
+  const size_t open_end = dom.find('>', tag);
+  if (open_end == std::string::npos) return "";
+  const size_t close = dom.find("</pre>", open_end);
+  if (close == std::string::npos) return "";
+  return dom.substr(open_end + 1, close - open_end - 1);
 }
 
 // Undoes the escaping of text nodes in Chromium's DOM serialization.
@@ -286,16 +297,15 @@ class ReportBrowserTest : public ::testing::Test {
     const RunResult r = Chromium({"--dump-dom"}, "#selftest=" + steps);
     EXPECT_FALSE(r.timed_out)
         << "Chromium timed out after " << kTimeoutSeconds << " s";
-    const std::regex re("<pre id=\"selftest-result\"[^>]*>([^<]*)</pre>");
-    std::smatch m;
-    if (!std::regex_search(r.stdout_text, m, re) || m[1].str().empty()) {
+    const std::string result = PreText(r.stdout_text, "selftest-result");
+    if (result.empty()) {
       ADD_FAILURE() << "no self-test result in the DOM; exit code "
                     << r.exit_code << "; stderr tail:\n"
                     << Tail(ReadFile(stderr_path_), 2000) << "\nstdout tail:\n"
                     << Tail(r.stdout_text, 2000);
       return nlohmann::json::object();
     }
-    return nlohmann::json::parse(UnescapeText(m[1].str()), nullptr, false);
+    return nlohmann::json::parse(UnescapeText(result), nullptr, false);
   }
 
   std::string chromium_;

@@ -1,7 +1,6 @@
 // Unit tests of the HTML and SVG report writers (engine/report/html.h,
 // svg.h), on hand-built analyses: no importer, no counters.
 #include <cstddef>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,9 +38,13 @@ std::string CircleTag(const std::string& svg, const std::string& name) {
 }
 
 std::string AttrOf(const std::string& tag, const std::string& attr) {
-  const std::regex re(" " + attr + "=\"([^\"]*)\"");
-  std::smatch m;
-  return std::regex_search(tag, m, re) ? m[1].str() : "<absent>";
+  const std::string key = " " + attr + "=\"";
+  const size_t start = tag.find(key);
+  if (start == std::string::npos) return "<absent>";
+  const size_t value = start + key.size();
+  const size_t end = tag.find('"', value);
+  if (end == std::string::npos) return "<absent>";
+  return tag.substr(value, end - value);
 }
 
 LayerResult Layer(int node, std::string name, std::string op, double flops,

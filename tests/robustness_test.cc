@@ -33,7 +33,6 @@ using ::testing::StartsWith;
 
 constexpr int kF32 = onnx::TensorProto::FLOAT;
 constexpr int kI8 = onnx::TensorProto::INT8;
-constexpr int kI64 = onnx::TensorProto::INT64;
 constexpr int64_t k2Pow31 = int64_t{1} << 31;
 
 engine::Hardware TestHardware() {
@@ -408,6 +407,43 @@ std::vector<BadModel> BadModels() {
     b.Node("Relu", {"x"});
     b.Output("not_there");
     cases.push_back({"missing_output.onnx", b.Serialize(), "not_there"});
+  }
+  // Arity against the ONNX schema at the model's opset (found by the fuzzer:
+  // a one-input ConvTranspose read its missing weight out of bounds).
+  // ConvTranspose-11 takes X, W and an optional B; Gemm-13's C is optional
+  // but A and B are not; Relu-14 has one output (onnx/defs/*/defs.cc).
+  {
+    OnnxBuilder b("convtranspose_one_input", 17);
+    b.Input("x", kF32, {1, 1, 3, 3});
+    b.Output(b.Node("ConvTranspose", {"x"}));
+    cases.push_back({"convtranspose_one_input.onnx", b.Serialize(),
+                     "(ConvTranspose): has 1 input; ConvTranspose-11 takes 2 "
+                     "to 3"});
+  }
+  {
+    OnnxBuilder b("gemm_empty_b", 17);
+    b.Input("a", kF32, {2, 2});
+    b.Output(b.Node("Gemm", {"a", ""}));
+    cases.push_back({"gemm_empty_b.onnx", b.Serialize(),
+                     "input 1 ('B') of Gemm-13 is required but empty"});
+  }
+  {
+    OnnxBuilder b("relu_two_outputs", 17);
+    b.Input("x", kF32, {2});
+    b.Node("Relu", {"x"}, {}, {"y", "z"});
+    b.Output("y");
+    cases.push_back({"relu_two_outputs.onnx", b.Serialize(),
+                     "has 2 outputs; Relu-14 produces 1"});
+  }
+  // Found by the fuzzer: a Scan whose body attribute is missing reached
+  // libonnx's Scan inference, which dereferenced a null subgraph inferencer.
+  {
+    OnnxBuilder b("scan_without_body", 17);
+    b.Input("x", kF32, {2, 3});
+    b.Output(b.Node("Scan", {"x"}, {IntAttr("num_scan_inputs", 1)}));
+    cases.push_back({"scan_without_body.onnx", b.Serialize(),
+                     "(Scan): required attribute 'body' of Scan-16 is "
+                     "missing"});
   }
   return cases;
 }

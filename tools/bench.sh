@@ -5,18 +5,25 @@
 #   bash tools/bench.sh                  # everything
 #   bash tools/bench.sh --benchmark_filter=Llama   # extra args go to each binary
 #
-# Environment: RIDGELINE_BENCH_BUILD_DIR (default build-bench), JOBS,
+# Environment: RIDGELINE_BENCH_BUILD_DIR (default build, the Release build
+# tools/dev.sh makes, so nothing is compiled twice), JOBS,
 # RIDGELINE_RESNET50 (an existing resnet50.onnx; otherwise the ResNet-50
-# benchmark exports one with /usr/bin/python3 + python3-torch, or is skipped).
+# benchmark exports one with /usr/bin/python3 + python3-torch, which this
+# script installs from Debian unless RIDGELINE_BENCH_NO_TORCH=1; without
+# torch that benchmark is skipped with a message).
 # Output: <build>/bench_output.txt (full Google Benchmark output) and
 # <build>/bench_summary.md (machine + one table row per target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
-BUILD=${RIDGELINE_BENCH_BUILD_DIR:-$ROOT/build-bench}
+BUILD=${RIDGELINE_BENCH_BUILD_DIR:-$ROOT/build}
 JOBS=${JOBS:-$(nproc)}
 
-bash tools/dev.sh install
+if [[ ${RIDGELINE_BENCH_NO_TORCH:-0} == 1 ]]; then
+  bash tools/dev.sh install
+else
+  bash tools/dev.sh install python3-torch python3-torchvision
+fi
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DRIDGELINE_BENCH=ON \
   -DRIDGELINE_SANITIZE=OFF -DRIDGELINE_FUZZ=OFF >/dev/null
 BENCHES=()

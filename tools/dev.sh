@@ -40,7 +40,7 @@ build() {
 }
 
 case "${1:-}" in
-  install) install_deps ;;
+  install) install_deps "${@:2}" ;;
   build) install_deps; build ;;
   demo)
     install_deps; build

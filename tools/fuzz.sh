@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer target (tests/fuzz/import_fuzzer.cc: ImportOnnxBytes +
-# Analyze, with ASan and UBSan) with clang and runs it for a bounded time.
+# Analyze, with ASan and UBSan) with clang in the instrumented build it shares
+# with tools/sanitize.sh (tools/sanitize_build.sh), and runs it for a bounded
+# time.
 #
 #   bash tools/fuzz.sh [SECONDS]      # default 120
 #
@@ -11,35 +13,18 @@
 # exit non-zero; copy the input to tests/fixtures/fuzz_regressions/ and fix
 # the bug (tests/fuzz_regressions_test.cc replays every stored input).
 #
-# Environment: RIDGELINE_FUZZ_BUILD_DIR (default build-fuzz), JOBS,
+# Environment: RIDGELINE_SANITIZE_BUILD_DIR (default build-sanitize), JOBS,
 # FUZZ_RSS_LIMIT_MB (default 2048), FUZZ_MAX_LEN (default 65536).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROOT=$(pwd)
 SECONDS_TO_RUN=${1:-120}
-BUILD=${RIDGELINE_FUZZ_BUILD_DIR:-$ROOT/build-fuzz}
 JOBS=${JOBS:-$(nproc)}
 RSS_LIMIT_MB=${FUZZ_RSS_LIMIT_MB:-2048}
 MAX_LEN=${FUZZ_MAX_LEN:-65536}
+source tools/sanitize_build.sh
+BUILD=$SANITIZE_BUILD
 
-# clang and its sanitizer/libFuzzer runtimes, on top of the usual packages.
-bash tools/dev.sh install
-missing=()
-for p in clang libclang-rt-14-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
-    || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  SUDO=""
-  [[ $(id -u) -ne 0 ]] && SUDO=sudo
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
-    --no-install-recommends "${missing[@]}"
-fi
-
-cmake -S "$ROOT" -B "$BUILD" -DCMAKE_CXX_COMPILER=clang++ \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIDGELINE_FUZZ=ON \
-  -DRIDGELINE_SANITIZE=OFF -DRIDGELINE_BENCH=OFF >/dev/null
+configure_sanitize_build
 cmake --build "$BUILD" --target import_fuzzer -j "$JOBS"
 
 SEEDS=$BUILD/fuzz_seeds

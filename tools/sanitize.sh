@@ -1,32 +1,28 @@
 #!/usr/bin/env bash
-# Builds the project and its tests with AddressSanitizer + UndefinedBehavior-
-# Sanitizer (-DRIDGELINE_SANITIZE=ON) in a second build directory and runs the
-# whole test suite there. Any memory error, leak or undefined behaviour fails
-# the run (UBSan does not recover; ASan aborts on the first error).
+# Builds the project and its tests with clang, AddressSanitizer and
+# UndefinedBehaviorSanitizer (tools/sanitize_build.sh) in a second build
+# directory and runs the whole test suite there. Any memory error, leak or
+# undefined behaviour fails the run (UBSan does not recover; ASan aborts on
+# the first error). The same build holds the libFuzzer target for
+# tools/fuzz.sh.
 #
 #   bash tools/sanitize.sh
 #
 # Environment: RIDGELINE_SANITIZE_BUILD_DIR (default build-sanitize), JOBS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROOT=$(pwd)
-BUILD=${RIDGELINE_SANITIZE_BUILD_DIR:-$ROOT/build-sanitize}
 JOBS=${JOBS:-$(nproc)}
+source tools/sanitize_build.sh
 
-bash tools/dev.sh install
-# -O1 -g1: line numbers in reports at a fraction of -O2 -g's build time;
-# assertions stay on.
-cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DRIDGELINE_SANITIZE=ON \
-  -DRIDGELINE_FUZZ=OFF -DRIDGELINE_BENCH=OFF >/dev/null
+configure_sanitize_build
 start=$(date +%s)
-cmake --build "$BUILD" -j "$JOBS"
+cmake --build "$SANITIZE_BUILD" -j "$JOBS"
 built=$(date +%s)
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
-(cd "$BUILD" && ctest --output-on-failure -j "$JOBS" --timeout 1200) || status=$?
+(cd "$SANITIZE_BUILD" && ctest --output-on-failure -j "$JOBS" --timeout 1200) || status=$?
 done_at=$(date +%s)
 echo "sanitize.sh: build $((built - start)) s, tests $((done_at - built)) s," \
      "exit $status"

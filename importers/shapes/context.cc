@@ -108,6 +108,11 @@ absl::Status InferContext::NeedInts(size_t i,
   return DataDependent(i);
 }
 
+const graph::Tensor& InferContext::AbsentTensor() {
+  static const graph::Tensor* const absent = new graph::Tensor();
+  return *absent;
+}
+
 const SequenceInfo* InferContext::sequence(size_t i) const {
   if (!has_input(i)) return nullptr;
   auto it = state_.sequences.find(node_.inputs[i]);

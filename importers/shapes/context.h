@@ -77,8 +77,10 @@ class InferContext {
 
   size_t num_inputs() const { return node_.inputs.size(); }
   bool has_input(size_t i) const { return node_.Input(i) >= 0; }
+  // Input i; an omitted or missing input (a node with fewer inputs than its
+  // op expects) reads as an absent tensor: no shape, undefined dtype, rank 0.
   const graph::Tensor& input(size_t i) const {
-    return graph_.tensor(node_.inputs[i]);
+    return has_input(i) ? graph_.tensor(node_.inputs[i]) : AbsentTensor();
   }
   const graph::Dims& dims(size_t i) const { return input(i).dims; }
   int64_t rank(size_t i) const {
@@ -110,7 +112,7 @@ class InferContext {
   size_t num_outputs() const { return node_.outputs.size(); }
   bool has_output(size_t i) const { return node_.Output(i) >= 0; }
   const graph::Tensor& output(size_t i) const {
-    return graph_.tensor(node_.outputs[i]);
+    return has_output(i) ? graph_.tensor(node_.outputs[i]) : AbsentTensor();
   }
   // Sets dtype and dims of output i (ignored when the output is omitted).
   void Set(size_t i, graph::DType dtype, graph::Dims dims);
@@ -122,6 +124,8 @@ class InferContext {
   void SetFloats(size_t i, std::vector<double> values);
 
  private:
+  static const graph::Tensor& AbsentTensor();
+
   // Where the unknown values of `tensor` originate (a graph input, a loop
   // body input, an op whose values are not folded), for messages.
   std::string ValueSource(int tensor) const;

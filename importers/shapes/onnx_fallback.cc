@@ -21,6 +21,17 @@ void FillTensorType(DType dtype, const graph::Dims* dims,
   for (int64_t d : *dims) shape->add_dim()->set_dim_value(d);
 }
 
+// Handed out for graph attributes: refuses, so the caller's inference fails
+// with a message (caught below) rather than a null dereference.
+class NoSubgraphInferencer final : public onnx::GraphInferencer {
+ public:
+  std::vector<const onnx::TypeProto*> doInferencing(
+      const std::vector<const onnx::TypeProto*>&,
+      const std::vector<const onnx::TensorProto*>&) override {
+    throw onnx::InferenceError("subgraph inference is not run here");
+  }
+};
+
 // Serves one node to an ONNX inference function.
 class NodeInferenceContext final : public onnx::InferenceContext {
  public:
@@ -75,9 +86,12 @@ class NodeInferenceContext final : public onnx::InferenceContext {
   onnx::TypeProto* getOutputType(size_t index) override {
     return &output_types_[index];
   }
+  // Subgraphs are resolved by the resolver itself (If, Loop, Scan,
+  // SequenceMap); a schema function that asks for one fails cleanly instead
+  // of dereferencing a null inferencer.
   onnx::GraphInferencer* getGraphAttributeInferencer(
       const std::string&) override {
-    return nullptr;
+    return &no_subgraphs_;
   }
   const onnx::SparseTensorProto* getInputSparseData(size_t) const override {
     return nullptr;
@@ -137,6 +151,7 @@ class NodeInferenceContext final : public onnx::InferenceContext {
   std::vector<onnx::TensorProto> input_data_;
   std::vector<bool> has_input_data_;
   std::vector<onnx::TypeProto> output_types_;
+  NoSubgraphInferencer no_subgraphs_;
 };
 
 std::string FirstLine(const char* what) {

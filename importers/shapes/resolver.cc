@@ -5,6 +5,7 @@
 #include "fmt/format.h"
 #include "graph/fmt_absl.h"
 #include "importers/shapes/onnx_fallback.h"
+#include "importers/shapes/schema_check.h"
 #include "importers/shapes/util.h"
 
 namespace ridgeline::importers::shapes {
@@ -218,6 +219,12 @@ void Resolver::SetReason(int tensor, std::string reason) {
 
 absl::Status Resolver::ResolveNode(int n) {
   const graph::Node& node = graph_.node(n);
+  const onnx::NodeProto* node_proto =
+      n < static_cast<int>(protos_.size()) ? protos_[n] : nullptr;
+  if (absl::Status s = CheckAgainstSchema(node, node_proto); !s.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("node '{}' ({}): {}", node.name, node.op_type, s.message()));
+  }
   if (bodies_.contains(n)) {
     if (IsControlFlow(node)) return ResolveControlFlow(n);
     // Another op with subgraphs: resolve what can be resolved inside.
@@ -237,9 +244,7 @@ absl::Status Resolver::ResolveNode(int n) {
       return absl::OkStatus();
     }
   }
-  const onnx::NodeProto* proto =
-      n < static_cast<int>(protos_.size()) ? protos_[n] : nullptr;
-  InferContext ctx(&graph_, n, proto, &state_);
+  InferContext ctx(&graph_, n, node_proto, &state_);
   ShapeFn fn = registry_.Find(node.domain, node.op_type);
   absl::Status s = fn != nullptr ? fn(ctx) : InferWithOnnxSchema(ctx);
   if (!s.ok() && !IsUnresolved(s)) {
