@@ -222,8 +222,8 @@ absl::Status Resolver::ResolveNode(int n) {
   const onnx::NodeProto* node_proto =
       n < static_cast<int>(protos_.size()) ? protos_[n] : nullptr;
   if (absl::Status s = CheckAgainstSchema(node, node_proto); !s.ok()) {
-    return absl::InvalidArgumentError(
-        fmt::format("node '{}' ({}): {}", node.name, node.op_type, s.message()));
+    return absl::InvalidArgumentError(fmt::format(
+        "node '{}' ({}): {}", node.name, node.op_type, s.message()));
   }
   if (bodies_.contains(n)) {
     if (IsControlFlow(node)) return ResolveControlFlow(n);
