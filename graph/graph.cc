@@ -110,6 +110,13 @@ int Node::NumPresentInputs() const {
   return n;
 }
 
+void Graph::Reserve(size_t nodes, size_t tensors) {
+  nodes_.reserve(nodes);
+  node_index_.reserve(nodes);
+  tensors_.reserve(tensors);
+  tensor_index_.reserve(tensors);
+}
+
 absl::StatusOr<int> Graph::AddTensor(Tensor tensor) {
   auto [it, inserted] =
       tensor_index_.try_emplace(tensor.name, static_cast<int>(tensors_.size()));

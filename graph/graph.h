@@ -121,6 +121,9 @@ class Graph {
   // Non-fatal problems found while importing (missing external data, ...).
   std::vector<std::string> warnings;
 
+  // Capacity hint before many Add* calls (the importer knows the counts), so
+  // the tables are not regrown and rehashed on large graphs.
+  void Reserve(size_t nodes, size_t tensors);
   // Adds a tensor; fails if a tensor of that name exists.
   absl::StatusOr<int> AddTensor(Tensor tensor);
   // Adds a node whose input/output tensor indices are already added.

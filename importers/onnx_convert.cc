@@ -55,6 +55,17 @@ class Converter {
     if (absl::Status s = AddGraphInputs(model_.graph(), &root); !s.ok()) {
       return s;
     }
+    // Main-graph counts (subgraphs, rare and small, may still grow them).
+    const onnx::GraphProto& main = model_.graph();
+    size_t tensors = static_cast<size_t>(main.input_size()) +
+                     static_cast<size_t>(main.initializer_size());
+    for (const auto& node : main.node()) {
+      tensors += static_cast<size_t>(node.output_size());
+    }
+    graph_.Reserve(static_cast<size_t>(main.node_size()), tensors);
+    root.names.reserve(tensors);
+    used_node_names_.reserve(static_cast<size_t>(main.node_size()));
+    protos_.reserve(static_cast<size_t>(main.node_size()));
     if (absl::Status s = ConvertGraph(model_.graph(), -1, "", &root); !s.ok()) {
       return s;
     }
