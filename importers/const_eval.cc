@@ -169,8 +169,13 @@ bool LoadOperand(const InferContext& ctx, size_t i, const Dims& out,
   op->ints = ctx.ints(i);
   op->floats = ctx.floats(i);
   if (op->ints == nullptr && op->floats == nullptr) return false;
-  if (ctx.dims(i).size() > out.size()) return false;
-  op->index = BroadcastIndex(ctx.dims(i), out);
+  const Dims& in = ctx.dims(i);
+  if (in.size() > out.size()) return false;
+  const size_t offset = out.size() - in.size();
+  for (size_t d = 0; d < in.size(); ++d) {
+    if (in[d] != 1 && in[d] != out[d + offset]) return false;
+  }
+  op->index = BroadcastIndex(in, out);
   return true;
 }
 
@@ -182,10 +187,17 @@ bool IsFloatOut(const InferContext& ctx, size_t i = 0) {
   return graph::IsFloating(ctx.output(i).dtype);
 }
 
-// Elementwise n-ary folding with per-op scalar functions.
+// Elementwise n-ary folding with per-op scalar functions, which read
+// operands 0 .. arity-1 (arity 0: any number, at least one). A node with
+// another input count (possible at opsets newer than libonnx's schemas, which
+// the schema check cannot judge) is not folded.
 template <typename IntFn, typename FloatFn>
-bool FoldElementwise(InferContext& ctx, IntFn int_fn, FloatFn float_fn) {
+bool FoldElementwise(InferContext& ctx, size_t arity, IntFn int_fn,
+                     FloatFn float_fn) {
   const Dims& out = OutDims(ctx);
+  if (ctx.num_inputs() == 0 || (arity != 0 && ctx.num_inputs() != arity)) {
+    return false;
+  }
   std::vector<Operand> ops(ctx.num_inputs());
   for (size_t i = 0; i < ops.size(); ++i) {
     if (!ctx.has_input(i) || !LoadOperand(ctx, i, out, &ops[i])) return false;
@@ -285,7 +297,7 @@ bool FoldBinary(InferContext& ctx) {
       return false;
     return std::isfinite(*r);
   };
-  return FoldElementwise(ctx, int_fn, float_fn);
+  return FoldElementwise(ctx, 2, int_fn, float_fn);
 }
 
 // Max, Min, Sum, Mean over any number of inputs.
@@ -321,7 +333,7 @@ bool FoldVariadic(InferContext& ctx) {
     *r = acc;
     return true;
   };
-  return FoldElementwise(ctx, int_fn, float_fn);
+  return FoldElementwise(ctx, 0, int_fn, float_fn);
 }
 
 bool FoldCompare(InferContext& ctx) {
@@ -386,7 +398,7 @@ bool FoldWhere(InferContext& ctx) {
     *r = o[0].I(k) != 0 ? o[1].D(k) : o[2].D(k);
     return true;
   };
-  return FoldElementwise(ctx, int_fn, float_fn);
+  return FoldElementwise(ctx, 3, int_fn, float_fn);
 }
 
 bool FoldUnary(InferContext& ctx) {
@@ -441,7 +453,7 @@ bool FoldUnary(InferContext& ctx) {
       return false;
     return std::isfinite(*r);
   };
-  return FoldElementwise(ctx, int_fn, float_fn);
+  return FoldElementwise(ctx, 1, int_fn, float_fn);
 }
 
 // Clip(x, min, max) with optional bounds (attributes before opset 11).

@@ -14,13 +14,17 @@
 # the bug (tests/fuzz_regressions_test.cc replays every stored input).
 #
 # Environment: RIDGELINE_SANITIZE_BUILD_DIR (default build-sanitize), JOBS,
-# FUZZ_RSS_LIMIT_MB (default 2048), FUZZ_MAX_LEN (default 65536).
+# FUZZ_RSS_LIMIT_MB (default 2048), FUZZ_MAX_LEN (default 65536), FUZZ_SEED
+# (libFuzzer's -seed; default 0 = a fresh random seed each run). .ci/run fixes
+# the seed so that its bounded run replays the same mutations on every clean
+# clone; exploratory runs by hand leave it random and run longer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_TO_RUN=${1:-120}
 JOBS=${JOBS:-$(nproc)}
 RSS_LIMIT_MB=${FUZZ_RSS_LIMIT_MB:-2048}
 MAX_LEN=${FUZZ_MAX_LEN:-65536}
+SEED=${FUZZ_SEED:-0}
 source tools/sanitize_build.sh
 BUILD=$SANITIZE_BUILD
 
@@ -58,7 +62,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
 "$BUILD/tests/fuzz/import_fuzzer" \
-  -max_total_time="$SECONDS_TO_RUN" -rss_limit_mb="$RSS_LIMIT_MB" \
+  -max_total_time="$SECONDS_TO_RUN" -seed="$SEED" -rss_limit_mb="$RSS_LIMIT_MB" \
   -malloc_limit_mb="$RSS_LIMIT_MB" -max_len="$MAX_LEN" -timeout=30 \
   -print_final_stats=1 -artifact_prefix="$ARTIFACTS/" \
   "$CORPUS" "$SEEDS" || status=$?

@@ -16,24 +16,53 @@ bool IsUnresolved(const absl::Status& status) {
   return status.code() == absl::StatusCode::kUnavailable;
 }
 
+namespace {
+
+// Element count of known dims, or -1 when above the fold limit.
+int64_t SmallCount(const graph::Tensor& t) {
+  if (!t.shape_known) return -1;
+  int64_t n = 1;
+  for (int64_t d : t.dims) {
+    if (d < 0 || d > kMaxFoldedElements) return -1;
+    n *= d;
+    if (n > kMaxFoldedElements) return -1;
+  }
+  return n;
+}
+
+// Folded values are only handed out while they match the tensor's current
+// shape: a Loop body re-resolves its tensors with new dims each iteration, and
+// an initializer's data may disagree with its declared dims. Every folder
+// indexes values through the dims, so a mismatch would read out of bounds.
+template <typename T>
+const std::vector<T>* IfCountMatches(const graph::Tensor& t,
+                                     const std::vector<T>* values) {
+  if (values == nullptr) return nullptr;
+  return SmallCount(t) == static_cast<int64_t>(values->size()) ? values
+                                                               : nullptr;
+}
+
+}  // namespace
+
 const std::vector<int64_t>* InferContext::ints(size_t i) const {
   if (!has_input(i)) return nullptr;
   const graph::Tensor& t = input(i);
-  return t.int_values.has_value() ? &*t.int_values : nullptr;
+  return IfCountMatches(t, t.int_values.has_value() ? &*t.int_values : nullptr);
 }
 
 const std::vector<double>* InferContext::floats(size_t i) const {
   if (!has_input(i)) return nullptr;
   const int t = node_.inputs[i];
+  const graph::Tensor& tensor = input(i);
   auto it = state_.floats.find(t);
-  if (it != state_.floats.end()) return &it->second;
+  if (it != state_.floats.end()) return IfCountMatches(tensor, &it->second);
   auto lazy = state_.lazy_floats.find(t);
   if (lazy == state_.lazy_floats.end()) return nullptr;
   std::optional<std::vector<double>> values =
       TensorProtoFloats(*lazy->second, kMaxFoldedElements);
   state_.lazy_floats.erase(lazy);
   if (!values.has_value()) return nullptr;
-  return &(state_.floats[t] = *std::move(values));
+  return IfCountMatches(tensor, &(state_.floats[t] = *std::move(values)));
 }
 
 bool InferContext::ValuesAsDouble(size_t i, std::vector<double>* out) const {
@@ -137,22 +166,6 @@ void InferContext::SetDType(size_t i, graph::DType dtype) {
   if (!has_output(i)) return;
   graph_.mutable_tensor(node_.outputs[i]).dtype = dtype;
 }
-
-namespace {
-
-// Element count of known dims, or -1 when above the fold limit.
-int64_t SmallCount(const graph::Tensor& t) {
-  if (!t.shape_known) return -1;
-  int64_t n = 1;
-  for (int64_t d : t.dims) {
-    if (d < 0 || d > kMaxFoldedElements) return -1;
-    n *= d;
-    if (n > kMaxFoldedElements) return -1;
-  }
-  return n;
-}
-
-}  // namespace
 
 void InferContext::SetInts(size_t i, std::vector<int64_t> values) {
   if (!has_output(i)) return;

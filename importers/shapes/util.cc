@@ -13,8 +13,8 @@ std::string DimsString(const graph::Dims& dims) {
 }
 
 absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank) {
-  if (axis < -rank || axis >= rank || (rank == 0 && axis != 0)) {
-    if (rank == 0 && (axis == 0 || axis == -1)) return 0;
+  // A scalar has no axis: rank 0 leaves the range [-0, 0) empty.
+  if (axis < -rank || axis >= rank) {
     return Unresolved(
         fmt::format("axis {} is out of range for rank {}", axis, rank));
   }
