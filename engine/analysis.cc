@@ -148,7 +148,7 @@ std::string FirstUnresolvedTensor(const graph::Graph& graph,
 }
 
 std::vector<TensorInfo> Describe(const graph::Graph& graph,
-                                 const std::vector<int>& tensors) {
+                                 const graph::IndexList& tensors) {
   std::vector<TensorInfo> out;
   for (int t : tensors) {
     if (t < 0) continue;

@@ -253,7 +253,7 @@ absl::StatusOr<Cost> CounterRegistry::Count(const graph::Graph& graph,
                     node_index, graph.nodes().size()));
   }
   const graph::Node& node = graph.node(node_index);
-  auto check_known = [&](const std::vector<int>& tensors,
+  auto check_known = [&](const graph::IndexList& tensors,
                          std::string_view kind) -> absl::Status {
     for (int t : tensors) {
       if (t < 0) continue;

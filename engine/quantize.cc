@@ -435,7 +435,7 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(
     result.taxes_s += b.t_overhead_s;
     const graph::Node& node = graph.node(b.node);
     absl::flat_hash_set<int> seen;
-    for (const std::vector<int>* list : {&node.inputs, &node.outputs}) {
+    for (const graph::IndexList* list : {&node.inputs, &node.outputs}) {
       for (int t : *list) {
         if (t < 0 || pricer.RoleOf(t) != TensorRole::kKvCache ||
             !seen.insert(t).second) {

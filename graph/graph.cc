@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
 #include "fmt/format.h"
 
 namespace ridgeline::graph {
@@ -148,13 +149,13 @@ absl::StatusOr<int> Graph::AddNode(Node node) {
 }
 
 std::optional<int> Graph::FindTensor(std::string_view name) const {
-  auto it = tensor_index_.find(std::string(name));
+  auto it = tensor_index_.find(absl::string_view(name.data(), name.size()));
   if (it == tensor_index_.end()) return std::nullopt;
   return it->second;
 }
 
 std::optional<int> Graph::FindNode(std::string_view name) const {
-  auto it = node_index_.find(std::string(name));
+  auto it = node_index_.find(absl::string_view(name.data(), name.size()));
   if (it == node_index_.end()) return std::nullopt;
   return it->second;
 }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "boost/graph/adjacency_list.hpp"
@@ -27,6 +28,9 @@
 namespace ridgeline::graph {
 
 using Dims = std::vector<int64_t>;
+// Tensor or node indices of one node or tensor: almost always a handful, so
+// they live inline (no heap allocation per node on 100k-node graphs).
+using IndexList = absl::InlinedVector<int, 4>;
 
 // Largest dim accepted anywhere (2^40); larger ones are treated as corrupt.
 inline constexpr int64_t kMaxDim = int64_t{1} << 40;
@@ -72,10 +76,10 @@ using AttributeValue =
 struct Node {
   std::string name;
   std::string op_type;
-  std::string domain;        // "" for the default ONNX domain
-  int64_t opset = 0;         // opset version of the node's domain
-  std::vector<int> inputs;   // tensor indices; -1 for an omitted optional input
-  std::vector<int> outputs;  // tensor indices; -1 for an omitted output
+  std::string domain;  // "" for the default ONNX domain
+  int64_t opset = 0;   // opset version of the node's domain
+  IndexList inputs;    // tensor indices; -1 for an omitted optional input
+  IndexList outputs;   // tensor indices; -1 for an omitted output
   absl::flat_hash_map<std::string, AttributeValue> attributes;
   // For nodes inside an If/Loop/Scan body: the index of that control-flow node
   // and the attribute holding the body ("then_branch", "body", ...).

@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
 #include "fmt/format.h"
 
@@ -19,11 +19,14 @@ using graph::Tensor;
 using graph::TensorKind;
 
 // Name -> tensor index for one graph scope, chained to the enclosing scope.
+// Names visible in one graph (the main graph or a body). Keys view the
+// ModelProto's own strings, which outlive the conversion, so no name is
+// copied into the map.
 struct Scope {
   const Scope* parent = nullptr;
-  absl::flat_hash_map<std::string, int> names;
+  absl::flat_hash_map<std::string_view, int> names;
 
-  std::optional<int> Lookup(const std::string& name) const {
+  std::optional<int> Lookup(std::string_view name) const {
     for (const Scope* s = this; s != nullptr; s = s->parent) {
       auto it = s->names.find(name);
       if (it != s->names.end()) return it->second;
@@ -64,7 +67,6 @@ class Converter {
     }
     graph_.Reserve(static_cast<size_t>(main.node_size()), tensors);
     root.names.reserve(tensors);
-    used_node_names_.reserve(static_cast<size_t>(main.node_size()));
     protos_.reserve(static_cast<size_t>(main.node_size()));
     if (absl::Status s = ConvertGraph(model_.graph(), -1, "", &root); !s.ok()) {
       return s;
@@ -170,10 +172,7 @@ class Converter {
       t.external_data = true;
       for (const auto& entry : init.external_data()) {
         if (entry.key() != "location") continue;
-        std::filesystem::path p =
-            std::filesystem::path(base_dir_) / entry.value();
-        std::error_code ec;
-        if (!weightless_ && !std::filesystem::exists(p, ec) &&
+        if (!weightless_ && !ExternalFileExists(entry.value()) &&
             missing_external_.insert(entry.value()).second) {
           graph_.warnings.push_back(
               fmt::format("external data file '{}' is missing; weights are "
@@ -188,6 +187,17 @@ class Converter {
     if (!id.ok()) return id.status();
     scope->names[init.name()] = *id;
     return absl::OkStatus();
+  }
+
+  // One stat() per external data file, not per tensor stored in it.
+  bool ExternalFileExists(const std::string& location) {
+    auto [it, inserted] = external_exists_.try_emplace(location, false);
+    if (inserted) {
+      std::error_code ec;
+      it->second = std::filesystem::exists(
+          std::filesystem::path(base_dir_) / location, ec);
+    }
+    return it->second;
   }
 
   // Names in subgraphs may shadow outer names; the graph needs unique names,
@@ -214,11 +224,13 @@ class Converter {
                            ? fmt::format("{}_{}", node.op_type(), node_counter_)
                            : node.name();
     ++node_counter_;
-    if (used_node_names_.insert(base).second) return base;
+    // Every name handed out so far is in the graph's node index (AddNode
+    // follows at once), so that index is the set of names in use.
+    if (!graph_.FindNode(base).has_value()) return base;
     std::string candidate;
     for (int i = 2;; ++i) {
       candidate = fmt::format("{}#{}", base, i);
-      if (used_node_names_.insert(candidate).second) return candidate;
+      if (!graph_.FindNode(candidate).has_value()) return candidate;
     }
   }
 
@@ -228,14 +240,15 @@ class Converter {
       if (absl::Status s = AddInitializer(init, scope); !s.ok()) return s;
     }
     // Output tensors first, so nodes listed out of order still link.
-    std::vector<std::vector<int>> outputs(g.node_size());
+    std::vector<graph::IndexList> outputs(g.node_size());
     for (int n = 0; n < g.node_size(); ++n) {
       for (const std::string& out : g.node(n).output()) {
         if (out.empty()) {
           outputs[n].push_back(-1);
           continue;
         }
-        if (scope->names.contains(out)) {
+        auto [slot, inserted] = scope->names.try_emplace(out, -1);
+        if (!inserted) {
           return absl::InvalidArgumentError(
               fmt::format("tensor '{}{}{}' writes it again", out,
                           "' is the output of more than one node (or "
@@ -243,10 +256,12 @@ class Converter {
                           g.node(n).name()));
         }
         Tensor t;
-        t.name = UniqueName(out, scope);
+        // The main graph's scope holds every name added so far, so a name
+        // new to it is unique; a body's name may shadow an outer one.
+        t.name = scope->parent == nullptr ? out : UniqueName(out, scope);
         absl::StatusOr<int> id = graph_.AddTensor(std::move(t));
         if (!id.ok()) return id.status();
-        scope->names[out] = *id;
+        slot->second = *id;
         outputs[n].push_back(*id);
       }
     }
@@ -366,7 +381,7 @@ class Converter {
   std::vector<std::pair<int, const onnx::ValueInfoProto*>> subgraph_inputs_;
   absl::flat_hash_map<std::string, int64_t> opsets_;
   std::set<std::string> missing_external_;
-  absl::flat_hash_set<std::string> used_node_names_;
+  absl::flat_hash_map<std::string, bool> external_exists_;
   std::string scope_prefix_;
   int node_counter_ = 0;
   bool weightless_ = false;

@@ -72,7 +72,7 @@ class CounterGraph {
         name.empty() ? op + "_" + std::to_string(graph_.nodes().size()) : name;
     node.op_type = op;
     node.domain = domain;
-    node.inputs = std::move(inputs);
+    node.inputs.assign(inputs.begin(), inputs.end());
     for (size_t i = 0; i < outputs.size(); ++i) {
       node.outputs.push_back(
           Add({.name = node.name + "_out" + std::to_string(i),

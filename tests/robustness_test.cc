@@ -500,8 +500,7 @@ TEST(RobustnessTest, FoldersCheckTheirArityAtUnknownOpsets) {
                     : std::vector<std::string>{"a"};
     const std::string y = b.Node(op, inputs);
     b.Output(y);
-    absl::StatusOr<graph::Graph> g =
-        Import(b.Serialize(), "future_opset.onnx");
+    absl::StatusOr<graph::Graph> g = Import(b.Serialize(), "future_opset.onnx");
     ASSERT_TRUE(g.ok()) << g.status();
     EXPECT_FALSE(g->tensor(*g->FindTensor(y)).int_values.has_value());
   }

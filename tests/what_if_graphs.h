@@ -34,8 +34,8 @@ class GraphBuilder {
            graph::Node extra = {}) {
     extra.name = name;
     extra.op_type = op;
-    extra.inputs = std::move(inputs);
-    extra.outputs = std::move(outputs);
+    extra.inputs.assign(inputs.begin(), inputs.end());
+    extra.outputs.assign(outputs.begin(), outputs.end());
     absl::StatusOr<int> n = g_.AddNode(std::move(extra));
     EXPECT_TRUE(n.ok()) << n.status();
     return n.ok() ? *n : -1;
