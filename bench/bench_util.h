@@ -27,6 +27,7 @@ class Samples {
   double Median() const;
   double Min() const;
   size_t size() const { return seconds_.size(); }
+  const std::vector<double>& values() const { return seconds_; }
 
  private:
   std::vector<double> seconds_;
