@@ -90,6 +90,11 @@ double Samples::Min() const {
   return *std::min_element(seconds_.begin(), seconds_.end());
 }
 
+double Samples::Max() const {
+  if (seconds_.empty()) return 0;
+  return *std::max_element(seconds_.begin(), seconds_.end());
+}
+
 void Record(const TargetResult& result) {
   for (TargetResult& r : Results()) {
     if (r.name == result.name) {

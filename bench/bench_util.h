@@ -19,13 +19,14 @@ namespace ridgeline::bench {
 // 3.35 TB/s HBM3, 80 GB.
 engine::Hardware BenchHardware();
 
-// Samples in seconds; the median is what targets are checked on (robust to
-// the odd slow iteration).
+// Samples in seconds (or ratios of two timings); the median is what targets
+// are checked on (robust to the odd slow iteration).
 class Samples {
  public:
   void Add(double seconds) { seconds_.push_back(seconds); }
   double Median() const;
   double Min() const;
+  double Max() const;
   size_t size() const { return seconds_.size(); }
   const std::vector<double>& values() const { return seconds_; }
 

@@ -169,12 +169,11 @@ bool LoadOperand(const InferContext& ctx, size_t i, const Dims& out,
   op->ints = ctx.ints(i);
   op->floats = ctx.floats(i);
   if (op->ints == nullptr && op->floats == nullptr) return false;
+  // The operand must broadcast to the output (BroadcastIndex reads through
+  // that): its dims broadcast with the output's give the output's dims.
   const Dims& in = ctx.dims(i);
-  if (in.size() > out.size()) return false;
-  const size_t offset = out.size() - in.size();
-  for (size_t d = 0; d < in.size(); ++d) {
-    if (in[d] != 1 && in[d] != out[d + offset]) return false;
-  }
+  absl::StatusOr<Dims> b = Broadcast(in, out);
+  if (!b.ok() || *b != out) return false;
   op->index = BroadcastIndex(in, out);
   return true;
 }

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
 #include "fmt/format.h"
 
@@ -19,9 +20,8 @@ using graph::Tensor;
 using graph::TensorKind;
 
 // Name -> tensor index for one graph scope, chained to the enclosing scope.
-// Names visible in one graph (the main graph or a body). Keys view the
-// ModelProto's own strings, which outlive the conversion, so no name is
-// copied into the map.
+// Keys view the ModelProto's own strings, which outlive the conversion, so no
+// name is copied into the map.
 struct Scope {
   const Scope* parent = nullptr;
   absl::flat_hash_map<std::string_view, int> names;
@@ -172,13 +172,7 @@ class Converter {
       t.external_data = true;
       for (const auto& entry : init.external_data()) {
         if (entry.key() != "location") continue;
-        if (!weightless_ && !ExternalFileExists(entry.value()) &&
-            missing_external_.insert(entry.value()).second) {
-          graph_.warnings.push_back(
-              fmt::format("external data file '{}' is missing; weights are "
-                          "analyzed from their shapes only",
-                          entry.value()));
-        }
+        if (!weightless_) CheckExternalFile(entry.value());
       }
     } else {
       t.int_values = TensorProtoInts(init, 4096);
@@ -189,15 +183,18 @@ class Converter {
     return absl::OkStatus();
   }
 
-  // One stat() per external data file, not per tensor stored in it.
-  bool ExternalFileExists(const std::string& location) {
-    auto [it, inserted] = external_exists_.try_emplace(location, false);
-    if (inserted) {
-      std::error_code ec;
-      it->second = std::filesystem::exists(
-          std::filesystem::path(base_dir_) / location, ec);
+  // Warns once about a missing external data file: one stat() per file, not
+  // per tensor stored in it.
+  void CheckExternalFile(const std::string& location) {
+    if (!checked_external_.insert(location).second) return;
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::path(base_dir_) / location,
+                                 ec)) {
+      graph_.warnings.push_back(
+          fmt::format("external data file '{}' is missing; weights are "
+                      "analyzed from their shapes only",
+                      location));
     }
-    return it->second;
   }
 
   // Names in subgraphs may shadow outer names; the graph needs unique names,
@@ -380,8 +377,7 @@ class Converter {
   std::vector<const onnx::NodeProto*> protos_;
   std::vector<std::pair<int, const onnx::ValueInfoProto*>> subgraph_inputs_;
   absl::flat_hash_map<std::string, int64_t> opsets_;
-  std::set<std::string> missing_external_;
-  absl::flat_hash_map<std::string, bool> external_exists_;
+  absl::flat_hash_set<std::string> checked_external_;
   std::string scope_prefix_;
   int node_counter_ = 0;
   bool weightless_ = false;
