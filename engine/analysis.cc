@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "engine/activation_memory.h"
+#include "engine/fusion.h"
+#include "engine/kernel_plan.h"
 #include "engine/precision.h"
 #include "engine/precision_pricer.h"
 #include "fmt/format.h"
@@ -158,10 +160,12 @@ std::vector<TensorInfo> Describe(const graph::Graph& graph,
   return out;
 }
 
-double Lookup(const absl::flat_hash_map<std::string, double>& by_op,
-              const std::string& op_type, double fallback) {
-  auto it = by_op.find(op_type);
-  return it == by_op.end() ? fallback : it->second;
+// Initializers and Constant outputs, as the counters count weights.
+bool IsWeightTensor(const graph::Graph& graph, int tensor) {
+  const graph::Tensor& t = graph.tensor(tensor);
+  if (t.is_weight()) return true;
+  return t.producer >= 0 && graph.node(t.producer).op_type == "Constant" &&
+         graph.node(t.producer).domain.empty();
 }
 
 }  // namespace
@@ -265,20 +269,70 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     peak = *chosen;
   }
 
+  // The runtime: a profile, or the flat roofline of the options.
+  const Runtime flat =
+      FlatRuntime(options.compute_efficiency, options.memory_efficiency,
+                  options.per_layer_tax_s);
+  const Runtime& runtime = options.runtime != nullptr ? *options.runtime : flat;
+  PricingOverrides overrides = options.overrides;
+  if (options.dispatch_tax_s)
+    overrides.per_inference_s = options.dispatch_tax_s;
+  analysis.pricing = MakePricing(hardware, runtime, peak.key, peak.flops_per_s,
+                                 options.flops_per_mac, overrides);
+  analysis.pricing.weight_only = options.weight_only;
+  const Pricing& pricing = analysis.pricing;
+
   Assumptions& a = analysis.assumptions;
   a.flops_per_mac = options.flops_per_mac;
-  a.compute_efficiency = options.compute_efficiency;
-  a.memory_efficiency = options.memory_efficiency;
-  a.per_layer_tax_s = options.per_layer_tax_s;
-  a.dispatch_tax_s = options.dispatch_tax_s.value_or(hardware.dispatch_tax_s);
+  if (runtime.size_aware) {
+    a.compute_efficiency = pricing.model.matrix_efficiency;
+    a.memory_efficiency = pricing.model.memory_efficiency;
+    a.per_layer_tax_s = 0;
+    a.kernel_model =
+        pricing.model.fitted
+            ? fmt::format("size-aware, constants fitted for {}", hardware.name)
+            : fmt::format(
+                  "size-aware, default constants ({} "
+                  "has no fitted kernel_model)",
+                  hardware.name);
+  } else {
+    a.compute_efficiency = pricing.runtime.flat_compute_efficiency;
+    a.memory_efficiency = pricing.runtime.flat_memory_efficiency;
+    a.per_layer_tax_s = pricing.runtime.per_node_tax_s;
+    a.kernel_model = "flat: max(FLOPs/(peak*e_c), bytes/(BW*e_m)) + tax";
+  }
+  a.dispatch_tax_s = pricing.per_inference_s;
+  a.runtime = runtime.key;
+  a.runtime_name = runtime.name;
   a.precision = options.precision.empty() ? "model dtypes" : options.precision;
   a.peak_precision = peak.key;
   a.peak_reason = peak.reason;
   a.peak_flops_per_s = peak.flops_per_s;
   a.memory_bandwidth_bytes_per_s = hardware.memory_bandwidth_bytes_per_s;
 
-  // Pass 2: time every layer on the device.
-  double layer_time = 0;
+  // Pass 2: the kernels the runtime launches, each timed once.
+  const std::vector<bool> host = runtime.host_shape_ops
+                                     ? FindHostNodes(graph)
+                                     : std::vector<bool>(graph.nodes().size());
+  std::vector<int> layer_of(graph.nodes().size(), -1);
+  for (size_t i = 0; i < analysis.layers.size(); ++i) {
+    layer_of[analysis.layers[i].node] = static_cast<int>(i);
+  }
+  FusionPlan plan;
+  if (runtime.fusion.any()) {
+    absl::StatusOr<FusionPlan> planned = PlanFusion(graph, runtime.fusion);
+    if (!planned.ok()) return planned.status();
+    plan = *std::move(planned);
+  }
+  // A group with a skipped member stays unfused; host members leave it.
+  std::vector<bool> group_ok(plan.groups.size(), true);
+  for (size_t g = 0; g < plan.groups.size(); ++g) {
+    for (int m : plan.groups[g].members) {
+      const int li = layer_of[m];
+      if (li < 0 || analysis.layers[li].skipped) group_ok[g] = false;
+    }
+  }
+  std::vector<int> kernel_of_group(plan.groups.size(), -1);
   for (LayerResult& layer : analysis.layers) {
     if (layer.skipped) continue;
     const Cost& c = layer.cost;
@@ -290,51 +344,148 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     summary.bytes += layer.bytes;
     if (c.view) {
       ++summary.view_layers;
-      continue;  // no work, no traffic, no tax; bound stays kNone
+      continue;  // no work, no traffic, no kernel; bound stays kNone
     }
     ++summary.layers;
-    const double ce = Lookup(hardware.compute_efficiency_by_op, layer.op_type,
-                             options.compute_efficiency);
-    const double me = Lookup(hardware.memory_efficiency_by_op, layer.op_type,
-                             options.memory_efficiency);
-    layer.t_compute_s = layer.flops / (peak.flops_per_s * ce);
-    layer.t_memory_s =
-        layer.bytes / (hardware.memory_bandwidth_bytes_per_s * me);
-    layer.t_overhead_s = options.per_layer_tax_s;
-    const double roof = std::max(layer.t_compute_s, layer.t_memory_s);
-    layer.latency_s = roof + layer.t_overhead_s;
-    if (layer.latency_s <= 0) {
-      layer.bound = Bound::kNone;
-    } else if (layer.t_overhead_s > roof) {
-      layer.bound = Bound::kOverhead;
-    } else if (layer.t_memory_s > layer.t_compute_s) {
-      layer.bound = Bound::kMemory;  // ties go to compute, as in mlsysim
-    } else {
-      layer.bound = Bound::kCompute;
+    if (host[layer.node]) {
+      layer.host = true;
+      ++summary.host_layers;
+      continue;
     }
-    layer_time += layer.latency_s;
-    switch (layer.bound) {
-      case Bound::kCompute:
-        ++summary.compute_bound_layers;
-        summary.compute_bound_time_s += layer.latency_s;
-        break;
-      case Bound::kMemory:
-        ++summary.memory_bound_layers;
-        summary.memory_bound_time_s += layer.latency_s;
-        break;
-      case Bound::kOverhead:
-        ++summary.overhead_bound_layers;
-        summary.overhead_bound_time_s += layer.latency_s;
-        break;
-      case Bound::kNone:
-        break;
+    const int g = plan.group_of.empty() ? -1 : plan.group_of[layer.node];
+    const int li = static_cast<int>(&layer - analysis.layers.data());
+    if (g >= 0 && group_ok[g]) {
+      if (kernel_of_group[g] < 0) {
+        kernel_of_group[g] = static_cast<int>(analysis.kernels.size());
+        KernelResult k;
+        k.name = plan.groups[g].name;
+        k.fusion = std::string(FusionKindName(plan.groups[g].kind));
+        analysis.kernels.push_back(std::move(k));
+      }
+      layer.kernel = kernel_of_group[g];
+      analysis.kernels[layer.kernel].layers.push_back(li);
+      continue;
+    }
+    KernelResult k;
+    k.name = layer.name.empty() ? layer.op_type : layer.name;
+    k.layers.push_back(li);
+    KernelWork& w = k.work;
+    w.kind = ClassOfNode(graph.node(layer.node), c);
+    w.op_type = layer.op_type;
+    w.matrix_flops = c.macs * options.flops_per_mac;
+    w.other_flops = c.other_flops;
+    w.bytes = layer.bytes;
+    w.weight_bytes = c.weight_bytes;
+    w.gemm = c.gemm;
+    if (w.kind != KernelClass::kMatrix && w.kind != KernelClass::kAttention) {
+      w.other_flops += w.matrix_flops;  // thin contractions: vector units
+      w.matrix_flops = 0;
+    }
+    if (runtime.kv_append_in_place && IsKvAppend(graph, layer.node)) {
+      k.fusion = "kv-append";
+      w.bytes = KvAppendBytes(graph, layer.node, *pricer);
+    }
+    layer.kernel = static_cast<int>(analysis.kernels.size());
+    analysis.kernels.push_back(std::move(k));
+  }
+  // Fused kernels: members' FLOPs, the group's boundary bytes.
+  for (size_t g = 0; g < plan.groups.size(); ++g) {
+    if (kernel_of_group[g] < 0) continue;
+    const FusionGroup& group = plan.groups[g];
+    KernelResult& k = analysis.kernels[kernel_of_group[g]];
+    KernelWork& w = k.work;
+    const LayerResult& anchor = analysis.layers[layer_of[group.anchor]];
+    w.op_type = anchor.op_type;
+    w.kind = group.kind == FusionKind::kAttention ? KernelClass::kAttention
+                                                  : KernelClass::kElementwise;
+    if (group.kind == FusionKind::kEpilogue) {
+      w.kind = ClassOfNode(graph.node(group.anchor), anchor.cost);
+      w.gemm = anchor.cost.gemm;
+    }
+    for (int li : k.layers) {
+      const LayerResult& m = analysis.layers[li];
+      w.matrix_flops += m.cost.macs * options.flops_per_mac;
+      w.other_flops += m.cost.other_flops;
+      const KernelClass kind = ClassOfNode(graph.node(m.node), m.cost);
+      if (group.kind == FusionKind::kElementwise &&
+          kind == KernelClass::kReduction) {
+        w.kind = KernelClass::kReduction;
+      }
+    }
+    if (w.kind != KernelClass::kMatrix && w.kind != KernelClass::kAttention) {
+      w.other_flops += w.matrix_flops;
+      w.matrix_flops = 0;
+    }
+    std::vector<int> device_members;
+    for (int m : group.members) {
+      if (!host[m]) device_members.push_back(m);
+    }
+    const GroupBoundary boundary = ComputeGroupBoundary(graph, device_members);
+    for (int t : boundary.inputs) {
+      const double bytes = pricer->TensorBytes(graph, graph.tensor(t));
+      w.bytes += bytes;
+      if (IsWeightTensor(graph, t)) w.weight_bytes += bytes;
+    }
+    for (int t : boundary.outputs) {
+      w.bytes += pricer->TensorBytes(graph, graph.tensor(t));
     }
   }
+
+  // Time every kernel; give each member layer its share.
+  double kernel_time = 0;
+  for (KernelResult& k : analysis.kernels) {
+    k.time = TimeKernel(k.work, pricing);
+    const KernelTime& t = k.time;
+    k.bound = t.latency_s <= 0              ? Bound::kNone
+              : t.overhead_dominated()      ? Bound::kOverhead
+              : t.regime == Regime::kMemory ? Bound::kMemory
+                                            : Bound::kCompute;
+    kernel_time += t.latency_s;
+    summary.overhead_s += t.t_overhead_s;
+    // Shares by each member's own roofline time (equal when all are 0).
+    std::vector<double> weight(k.layers.size(), 0);
+    double total = 0;
+    for (size_t i = 0; i < k.layers.size(); ++i) {
+      const LayerResult& m = analysis.layers[k.layers[i]];
+      weight[i] = m.flops / pricing.peak_flops_per_s +
+                  m.bytes / pricing.memory_bandwidth_bytes_per_s;
+      total += weight[i];
+    }
+    for (size_t i = 0; i < k.layers.size(); ++i) {
+      LayerResult& m = analysis.layers[k.layers[i]];
+      const double share = total > 0
+                               ? weight[i] / total
+                               : 1.0 / static_cast<double>(k.layers.size());
+      m.t_compute_s = t.t_compute_s * share;
+      m.t_memory_s = t.t_memory_s * share;
+      m.t_overhead_s = t.t_overhead_s * share;
+      m.latency_s = t.latency_s * share;
+      m.regime = t.latency_s > 0 ? t.regime : Regime::kNone;
+      m.overhead_dominated = t.overhead_dominated();
+      m.bound = k.bound;
+      if (m.latency_s <= 0) continue;
+      if (m.regime == Regime::kMemory) {
+        ++summary.memory_bound_layers;
+        summary.memory_bound_time_s += m.latency_s;
+      } else {
+        ++summary.compute_bound_layers;
+        summary.compute_bound_time_s += m.latency_s;
+      }
+      if (m.overhead_dominated) {
+        ++summary.overhead_bound_layers;
+        summary.overhead_bound_time_s += m.latency_s;
+      }
+    }
+  }
+  summary.kernels = static_cast<int64_t>(analysis.kernels.size());
+  const double layer_time = kernel_time;
 
   summary.params = graph.ParameterCount();
   for (const graph::Tensor& t : graph.tensors()) {
     if (t.is_weight()) summary.weight_bytes += pricer->TensorBytes(graph, t);
   }
+  summary.per_inference_s = a.dispatch_tax_s;
+  summary.overhead_s += a.dispatch_tax_s;
   summary.latency_s = layer_time + a.dispatch_tax_s;
   summary.throughput_per_s =
       summary.latency_s > 0
@@ -343,16 +494,11 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
   summary.mfu = summary.latency_s > 0
                     ? (summary.flops / summary.latency_s) / peak.flops_per_s
                     : 0;
-  const double shares[] = {summary.compute_bound_time_s,
-                           summary.memory_bound_time_s,
-                           summary.overhead_bound_time_s};
-  const Bound bounds[] = {Bound::kCompute, Bound::kMemory, Bound::kOverhead};
-  double best = 0;
-  for (int i = 0; i < 3; ++i) {
-    if (shares[i] > best) {
-      best = shares[i];
-      summary.bound = bounds[i];
-    }
+  // The regime holding the larger share of time.
+  if (summary.compute_bound_time_s > 0 || summary.memory_bound_time_s > 0) {
+    summary.bound = summary.memory_bound_time_s > summary.compute_bound_time_s
+                        ? Bound::kMemory
+                        : Bound::kCompute;
   }
   summary.peak_activation_bytes = PeakActivationBytes(graph, *pricer, is_view);
   summary.fits_in_memory =

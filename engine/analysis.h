@@ -1,8 +1,9 @@
 // The roofline analysis of a whole graph on one device: per-layer compute,
 // memory and overhead time, and the whole-model summary.
 //
-//   engine::AnalyzeOptions opts;          // defaults: 2 FLOPs/MAC, eff 0.5,
-//   ... absl::StatusOr<engine::Analysis> a = engine::Analyze(graph, hw, opts);
+//   engine::AnalyzeOptions opts;   // runtime: the flat roofline unless set
+//   opts.runtime = &runtime;       // e.g. zoo::FindRuntime("compiled")
+//   absl::StatusOr<engine::Analysis> a = engine::Analyze(graph, hw, opts);
 #ifndef RIDGELINE_ENGINE_ANALYSIS_H_
 #define RIDGELINE_ENGINE_ANALYSIS_H_
 
@@ -15,10 +16,15 @@
 #include "engine/cost.h"
 #include "engine/counter_registry.h"
 #include "engine/hardware.h"
+#include "engine/runtime.h"
+#include "engine/timing.h"
 #include "graph/graph.h"
 
 namespace ridgeline::engine {
 
+// A layer's or kernel's bound: its roofline regime (compute or memory), or
+// overhead when the time above the roofline (fixed kernel cost, launch,
+// tax) exceeds both roofline terms. The regime is always reported too.
 enum class Bound { kCompute, kMemory, kOverhead, kNone };
 std::string_view BoundName(Bound bound);  // "compute", "memory", ...
 
@@ -38,6 +44,15 @@ struct AnalyzeOptions {
   const TensorPricer* pricer = nullptr;
   // Optional counter registry (tests); CounterRegistry::Default() when null.
   const CounterRegistry* registry = nullptr;
+  // The runtime profile that maps the graph to kernels and prices them
+  // (engine/runtime.h). nullptr: the flat roofline with compute_efficiency,
+  // memory_efficiency and per_layer_tax_s above (mlsysim's formula).
+  const Runtime* runtime = nullptr;
+  // With a runtime: what the user set explicitly (--efficiency, ...).
+  PricingOverrides overrides;
+  // Weight-only quantized weights ("int8", "int4"; "" none): matrix kernels
+  // stream them at the runtime's weight_only_bandwidth factor.
+  std::string weight_only;
 };
 
 // Everything assumed, printed in every output.
@@ -54,6 +69,9 @@ struct Assumptions {
   std::string peak_reason;
   double peak_flops_per_s = 0;  // un-derated peak at that precision
   double memory_bandwidth_bytes_per_s = 0;
+  std::string runtime;       // runtime profile key ("flat" without one)
+  std::string runtime_name;  // its display name
+  std::string kernel_model;  // "size-aware (fitted: ...)" or "flat"
 };
 
 // A node's input or output tensor as the reports show it.
@@ -78,33 +96,57 @@ struct LayerResult {
   double intensity = 0;  // flops / bytes (0 if bytes == 0)
   double t_compute_s = 0;
   double t_memory_s = 0;
-  double t_overhead_s = 0;  // the per-layer tax (0 for views)
-  double latency_s = 0;     // max(t_compute, t_memory) + t_overhead
+  // The layer's share of its kernel's times (the whole kernel's when the
+  // layer is a kernel of its own; split by the members' own roofline times
+  // in a fused kernel). Host and view layers: all 0.
+  double t_overhead_s = 0;  // time above max(t_compute, t_memory)
+  double latency_s = 0;     // t_overhead + max(t_compute, t_memory)
   Bound bound = Bound::kNone;
+  Regime regime = Regime::kNone;    // its kernel's roofline regime
+  bool overhead_dominated = false;  // t_overhead > both roofline terms
+  bool host = false;  // shape arithmetic run on the host: no kernel
+  int kernel = -1;    // index into Analysis::kernels; -1: no kernel
   // Not costed (unresolved shapes or a counter error); listed in
   // Summary::skipped_layers with the reason. All numbers are 0.
   bool skipped = false;
 };
 
+// One kernel the runtime launches: a node, or a fused group of nodes.
+struct KernelResult {
+  std::string name;         // the node name, or "<fusion kind>:<anchor name>"
+  std::string fusion;       // "" (one node), epilogue, elementwise, attention,
+                            // kv-append (in-place cache write)
+  std::vector<int> layers;  // indices into Analysis::layers
+  KernelWork work;
+  KernelTime time;
+  Bound bound = Bound::kNone;
+};
+
 struct Summary {
-  int64_t layers = 0;  // non-view layers
+  int64_t layers = 0;       // non-view layers
+  int64_t host_layers = 0;  // host (shape arithmetic) layers, no kernel
+  int64_t kernels = 0;      // kernels launched per inference
   double macs = 0;
   double flops = 0;
   double bytes = 0;
   int64_t params = 0;
   double weight_bytes = 0;
-  double latency_s = 0;  // sum of layer latencies + dispatch tax
+  double latency_s = 0;  // sum of kernel latencies + per-inference cost
   double throughput_per_s = 0;
   double mfu = 0;              // (flops / latency) / peak
   Bound bound = Bound::kNone;  // bound holding the largest share of time
   double peak_activation_bytes = 0;
   bool fits_in_memory = true;
+  // Timed layers by roofline regime (every timed layer is in one of the
+  // two), and the overhead-dominated ones among them, with their times.
   int64_t compute_bound_layers = 0;
   int64_t memory_bound_layers = 0;
-  int64_t overhead_bound_layers = 0;
+  int64_t overhead_bound_layers = 0;  // overhead-dominated (either regime)
   double compute_bound_time_s = 0;
   double memory_bound_time_s = 0;
   double overhead_bound_time_s = 0;
+  double overhead_s = 0;  // sum of t_overhead over kernels + per inference
+  double per_inference_s = 0;
   std::vector<std::string> unknown_ops;  // distinct "domain:op" names
   std::vector<graph::Unresolved> unresolved;
   int64_t view_layers = 0;  // zero-cost views (Reshape, Squeeze, ...)
@@ -120,6 +162,9 @@ struct Analysis {
   std::vector<LayerResult> layers;  // topological order, views included
   Summary summary;
   int64_t batch = 1;
+  // How the tensors were priced and kernels timed; what-ifs re-time with it.
+  Pricing pricing;
+  std::vector<KernelResult> kernels;  // launch order
 };
 
 // Errors: invalid options, an unknown --precision, or a device that lists no

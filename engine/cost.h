@@ -7,6 +7,16 @@
 
 namespace ridgeline::engine {
 
+// The matrix product a contraction runs as (a convolution as an implicit
+// GEMM: m = N * output pixels, n = C_out / group, k = C_in / group * kernel
+// size, batch = group). batch == 0: not a contraction.
+struct GemmShape {
+  double batch = 0;
+  double m = 0;
+  double n = 0;
+  double k = 0;
+};
+
 struct Cost {
   // Multiply-accumulates (Conv, Gemm, MatMul, attention products, ...).
   double macs = 0;
@@ -22,6 +32,8 @@ struct Cost {
   bool unknown = false;
   // True for pure views (Reshape, Squeeze, ...): no work, no traffic.
   bool view = false;
+  // Contractions: the GEMM shape (the largest one if a node runs several).
+  GemmShape gemm;
   // Why the count is approximate, for the report ("Loop trip count unknown:
   // body counted once"); empty when the count follows the documented rules.
   std::string note;

@@ -22,7 +22,9 @@
 //               activations (incl. the Erf-GELU and x*Sigmoid(x) patterns),
 //               residual Add, Quantize/DequantizeLinear; DequantizeLinear
 //               nodes that feed only the anchor are taken too.
-//   elementwise maximal connected sets of elementwise / broadcast ops, norms
+//   elementwise maximal connected sets of elementwise / broadcast ops, the
+//               layout ops a generated kernel indexes into (Slice, Concat
+//               other than a KV-cache append, Transpose, Expand), norms
 //               (incl. RMSNorm / LayerNorm decomposed into Pow, ReduceMean,
 //               Add, Sqrt, Div, Mul, Sub) and Softmax.
 // Pure views (Reshape, Squeeze, Unsqueeze, Flatten, Identity) may be absorbed
@@ -40,26 +42,10 @@
 #include "absl/status/statusor.h"
 #include "engine/analysis.h"
 #include "engine/counter_registry.h"
+#include "engine/fusion_kinds.h"
 #include "graph/graph.h"
 
 namespace ridgeline::engine {
-
-// The rules a --fuse value switches on.
-struct FusionKinds {
-  bool epilogue = false;
-  bool elementwise = false;
-  bool attention = false;
-
-  bool any() const { return epilogue || elementwise || attention; }
-  static FusionKinds All() { return {true, true, true}; }
-};
-
-// Parses --fuse: "none", "all", or a comma-separated list of "epilogue",
-// "elementwise", "attention" (case-insensitive, spaces ignored). Unknown
-// words, empty items, and "none" combined with other words are errors.
-absl::StatusOr<FusionKinds> ParseFusionKinds(std::string_view text);
-// "none", "all", or the switched-on kinds joined by commas.
-std::string FusionKindsName(const FusionKinds& kinds);
 
 enum class FusionKind { kEpilogue, kElementwise, kAttention };
 // "epilogue", "elementwise", "attention".

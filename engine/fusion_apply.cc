@@ -1,13 +1,15 @@
 // ApplyFusion: re-prices the groups of a FusionPlan against an unfused
 // analysis (declared in engine/fusion.h).
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "engine/fusion.h"
 #include "engine/fusion/op_sets.h"
-#include "engine/fusion/roofline_price.h"
+#include "engine/kernel_plan.h"
 #include "engine/precision.h"
 #include "engine/precision_pricer.h"
+#include "engine/timing.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine {
@@ -19,7 +21,14 @@ std::string NodeLabel(const graph::Graph& graph, int node) {
   return fmt::format("{}#{}", n.op_type, node);
 }
 
-bool IsView(const LayerResult& layer) { return layer.cost.view; }
+// The bound of summed compute, memory and overhead times.
+Bound BoundOf(double t_compute_s, double t_memory_s, double t_overhead_s) {
+  if (t_compute_s <= 0 && t_memory_s <= 0 && t_overhead_s <= 0) {
+    return Bound::kNone;
+  }
+  if (t_overhead_s > std::max(t_compute_s, t_memory_s)) return Bound::kOverhead;
+  return t_compute_s >= t_memory_s ? Bound::kCompute : Bound::kMemory;
+}
 
 // Initializers and Constant outputs, as the counters count weights.
 bool IsWeightTensor(const graph::Graph& graph, int tensor) {
@@ -54,10 +63,9 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
   result.kinds = plan.kinds;
   result.flops_per_mac = a.flops_per_mac;
   result.latency_unfused_s = unfused.summary.latency_s;
-  for (const LayerResult& layer : unfused.layers) {
+  for (const LayerResult& layer : unfused.layers)
     result.bytes_unfused += layer.bytes;
-    if (!IsView(layer)) ++result.kernels_unfused;
-  }
+  result.kernels_unfused = static_cast<int64_t>(unfused.kernels.size());
   result.bytes = result.bytes_unfused;
   result.kernels = result.kernels_unfused;
 
@@ -78,7 +86,7 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
     double t_compute_unfused = 0;
     double t_memory_unfused = 0;
     double t_overhead_unfused = 0;
-    int64_t member_kernels = 0;
+    std::vector<int> member_kernels;
     for (int m : group.members) {
       const int li = layer_of[m];
       if (li < 0) {
@@ -95,12 +103,15 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
       t_compute_unfused += layer.t_compute_s;
       t_memory_unfused += layer.t_memory_s;
       t_overhead_unfused += layer.t_overhead_s;
-      if (!IsView(layer)) ++member_kernels;
+      if (layer.kernel >= 0 &&
+          std::find(member_kernels.begin(), member_kernels.end(),
+                    layer.kernel) == member_kernels.end()) {
+        member_kernels.push_back(layer.kernel);
+      }
     }
-    g.bound_unfused = fusion::BoundOf(t_compute_unfused, t_memory_unfused,
-                                      t_overhead_unfused);
-    g.roof_bound_unfused =
-        fusion::BoundOf(t_compute_unfused, t_memory_unfused, 0);
+    g.bound_unfused =
+        BoundOf(t_compute_unfused, t_memory_unfused, t_overhead_unfused);
+    g.roof_bound_unfused = BoundOf(t_compute_unfused, t_memory_unfused, 0);
 
     const GroupBoundary boundary = ComputeGroupBoundary(graph, group.members);
     for (int t : boundary.inputs) {
@@ -113,19 +124,45 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
     }
     g.bytes = g.bytes_read + g.bytes_written;
 
-    const fusion::KernelTime time =
-        fusion::PriceKernel(g.flops, g.bytes, graph.node(group.anchor).op_type,
-                            a, unfused.hardware);
+    KernelWork work;
+    const LayerResult& anchor = unfused.layers[layer_of[group.anchor]];
+    work.op_type = anchor.op_type;
+    work.kind = group.kind == FusionKind::kAttention
+                    ? KernelClass::kAttention
+                    : KernelClass::kElementwise;
+    if (group.kind == FusionKind::kEpilogue) {
+      work.kind = ClassOfNode(graph.node(group.anchor), anchor.cost);
+      work.gemm = anchor.cost.gemm;
+    }
+    for (int m : group.members) {
+      const LayerResult& layer = unfused.layers[layer_of[m]];
+      work.matrix_flops += layer.cost.macs * a.flops_per_mac;
+      work.other_flops += layer.cost.other_flops;
+      if (group.kind == FusionKind::kElementwise &&
+          ClassOfNode(graph.node(m), layer.cost) == KernelClass::kReduction) {
+        work.kind = KernelClass::kReduction;
+      }
+    }
+    if (work.kind != KernelClass::kMatrix &&
+        work.kind != KernelClass::kAttention) {
+      work.other_flops += work.matrix_flops;
+      work.matrix_flops = 0;
+    }
+    work.bytes = g.bytes;
+    work.weight_bytes = g.weight_bytes;
+    const KernelTime time = TimeKernel(work, unfused.pricing);
     g.t_compute_s = time.t_compute_s;
     g.t_memory_s = time.t_memory_s;
     g.t_overhead_s = time.t_overhead_s;
     g.latency_s = time.latency_s;
-    g.bound = time.bound;
-    g.roof_bound = fusion::BoundOf(time.t_compute_s, time.t_memory_s, 0);
+    g.bound = BoundOf(time.t_compute_s, time.t_memory_s, time.t_overhead_s);
+    g.roof_bound = BoundOf(time.t_compute_s, time.t_memory_s, 0);
     g.saved_s = g.latency_unfused_s - g.latency_s;
 
     result.bytes += g.bytes - g.bytes_unfused;
-    result.kernels -= member_kernels - 1;
+    if (!member_kernels.empty()) {
+      result.kernels -= static_cast<int64_t>(member_kernels.size()) - 1;
+    }
     result.saved_s += g.saved_s;
     if (g.roof_bound_unfused == Bound::kMemory &&
         g.roof_bound == Bound::kCompute) {
@@ -135,8 +172,7 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
                                     .to = Bound::kCompute});
       for (int m : group.members) {
         const LayerResult& layer = unfused.layers[layer_of[m]];
-        if (fusion::BoundOf(layer.t_compute_s, layer.t_memory_s, 0) ==
-            Bound::kMemory) {
+        if (BoundOf(layer.t_compute_s, layer.t_memory_s, 0) == Bound::kMemory) {
           result.layer_flips.push_back({.group = g.name,
                                         .layer = NodeLabel(graph, m),
                                         .from = Bound::kMemory,

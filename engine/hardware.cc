@@ -29,6 +29,7 @@ constexpr std::string_view kKnownFields[] = {
     "source",
     "compute_efficiency_by_op",
     "memory_efficiency_by_op",
+    "kernel_model",
 };
 
 std::string Lower(std::string_view s) {
@@ -110,6 +111,74 @@ absl::Status ParseEfficiencyMap(const Json& j, std::string_view origin,
   return absl::OkStatus();
 }
 
+absl::Status ParseKernelModel(const Json& j, std::string_view origin,
+                              KernelModel* out) {
+  auto it = j.find("kernel_model");
+  if (it == j.end()) return absl::OkStatus();
+  if (!it->is_object()) {
+    return FieldError(origin, "kernel_model", "must be an object");
+  }
+  struct Field {
+    const char* name;
+    double* value;
+    bool fraction;
+  };
+  double units = 0;
+  const Field fields[] = {
+      {"compute_units", &units, false},
+      {"matrix_efficiency", &out->matrix_efficiency, true},
+      {"memory_efficiency", &out->memory_efficiency, true},
+      {"kernel_fixed_s", &out->kernel_fixed_s, false},
+      {"memory_kernel_fixed_s", &out->memory_kernel_fixed_s, false},
+      {"matrix_overlap", &out->matrix_overlap, true},
+      {"attention_efficiency", &out->attention_efficiency, true},
+      {"vector_flops_per_s", &out->vector_flops_per_s, false},
+  };
+  for (const auto& [name, value] : it->items()) {
+    const std::string field = fmt::format("kernel_model.{}", name);
+    if (name == "matrix_efficiency_by_precision") {
+      if (absl::Status st =
+              ParseEfficiencyMap(*it, origin, "matrix_efficiency_by_precision",
+                                 &out->matrix_efficiency_by_precision);
+          !st.ok()) {
+        return st;
+      }
+      continue;
+    }
+    if (name == "source") {
+      if (!value.is_string()) return FieldError(origin, field, "not a string");
+      out->source = value.get<std::string>();
+      continue;
+    }
+    const Field* f = nullptr;
+    for (const Field& candidate : fields) {
+      if (name == candidate.name) f = &candidate;
+    }
+    if (f == nullptr) {
+      return FieldError(
+          origin, field,
+          "unknown field (known: compute_units, matrix_efficiency, "
+          "memory_efficiency, matrix_efficiency_by_precision, kernel_fixed_s, "
+          "memory_kernel_fixed_s, matrix_overlap, "
+          "attention_efficiency, vector_flops_per_s, source)");
+    }
+    absl::StatusOr<double> v =
+        NumberValue(value, origin, field, /*allow_zero=*/true);
+    if (!v.ok()) return v.status();
+    if (f->fraction && !(*v > 0 && *v <= 1)) {
+      return FieldError(origin, field, "must be in (0, 1]");
+    }
+    *f->value = *v;
+  }
+  if (units != std::floor(units) || units > 1e6) {
+    return FieldError(origin, "kernel_model.compute_units",
+                      "must be a whole number of compute units");
+  }
+  out->compute_units = static_cast<int>(units);
+  out->fitted = true;
+  return absl::OkStatus();
+}
+
 std::string KnownPeakKeys() {
   std::string out;
   for (const Precision& p : kPrecisions) {
@@ -172,7 +241,8 @@ absl::StatusOr<Hardware> ParseHardwareJson(std::string_view json,
                         "unknown field (known: key, name, aliases, "
                         "peak_flops_per_s, memory_bandwidth_bytes_per_s, "
                         "memory_capacity_bytes, tdp_w, dispatch_tax_s, source, "
-                        "compute_efficiency_by_op, memory_efficiency_by_op)");
+                        "compute_efficiency_by_op, memory_efficiency_by_op, "
+                        "kernel_model)");
     }
   }
 
@@ -252,6 +322,9 @@ absl::StatusOr<Hardware> ParseHardwareJson(std::string_view json,
       !s.ok()) {
     return s;
   }
+  if (absl::Status s = ParseKernelModel(j, origin, &hw.kernel_model); !s.ok()) {
+    return s;
+  }
   return hw;
 }
 
@@ -291,6 +364,25 @@ std::string HardwareToJson(const Hardware& hw) {
   }
   if (!hw.memory_efficiency_by_op.empty()) {
     j["memory_efficiency_by_op"] = SortedObject(hw.memory_efficiency_by_op);
+  }
+  if (hw.kernel_model.fitted) {
+    const KernelModel& k = hw.kernel_model;
+    nlohmann::ordered_json m;
+    m["compute_units"] = k.compute_units;
+    m["matrix_efficiency"] = k.matrix_efficiency;
+    m["memory_efficiency"] = k.memory_efficiency;
+    m["kernel_fixed_s"] = k.kernel_fixed_s;
+    m["memory_kernel_fixed_s"] = k.memory_kernel_fixed_s;
+    m["matrix_overlap"] = k.matrix_overlap;
+    if (!k.matrix_efficiency_by_precision.empty()) {
+      m["matrix_efficiency_by_precision"] = nlohmann::ordered_json::parse(
+          SortedObject(k.matrix_efficiency_by_precision).dump());
+    }
+    m["attention_efficiency"] = k.attention_efficiency;
+    if (k.vector_flops_per_s > 0)
+      m["vector_flops_per_s"] = k.vector_flops_per_s;
+    m["source"] = k.source;
+    j["kernel_model"] = m;
   }
   return j.dump(2) + "\n";
 }

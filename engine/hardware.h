@@ -12,6 +12,35 @@
 
 namespace ridgeline::engine {
 
+// Constants of the kernel timing model (engine/timing.h) for one device:
+// fitted to per-kernel measurements where they exist (the "kernel_model"
+// object of a hardware file, with its source), else the defaults below.
+struct KernelModel {
+  bool fitted = false;    // true when the hardware file gives the constants
+  int compute_units = 0;  // SMs / CUs; 0 = unknown (no wave quantization)
+  // Fraction of the matrix peak a large, full-wave GEMM reaches.
+  double matrix_efficiency = 0.8;
+  // Fraction of the memory bandwidth a large streaming kernel reaches.
+  double memory_efficiency = 0.85;
+  // Fixed device time of every kernel (ramp-up, tail, launch latency seen by
+  // the device), seconds.
+  double kernel_fixed_s = 4e-6;
+  // Fixed device time of a memory-bound (elementwise, reduction, movement)
+  // kernel: aiconfigurator's mem_empirical_constant_latency, 3 us
+  // (anchors_2026.md 2.5).
+  double memory_kernel_fixed_s = 3e-6;
+  // Share of the smaller of compute and memory time hidden under the larger
+  // in a matrix kernel (1 = perfect overlap, a plain max).
+  double matrix_overlap = 0.8;
+  // Fraction of the matrix peak a fused (flash) attention kernel reaches.
+  double attention_efficiency = 0.5;
+  // Replaces matrix_efficiency at these peak precisions ("fp8": ...).
+  absl::flat_hash_map<std::string, double> matrix_efficiency_by_precision;
+  // Peak of the vector (non-tensor) units, FLOP/s; 0 = the fp32 peak.
+  double vector_flops_per_s = 0;
+  std::string source;
+};
+
 struct Hardware {
   std::string key;   // canonical lower-case key, e.g. "h100-sxm"
   std::string name;  // display name, e.g. "NVIDIA H100 SXM5 80GB"
@@ -30,6 +59,7 @@ struct Hardware {
   // type is present they replace the global efficiencies for that op.
   absl::flat_hash_map<std::string, double> compute_efficiency_by_op;
   absl::flat_hash_map<std::string, double> memory_efficiency_by_op;
+  KernelModel kernel_model;
 
   // Peak for `precision`; NotFound if the device does not list it.
   absl::StatusOr<double> PeakFlops(std::string_view precision) const;

@@ -412,6 +412,11 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(
           QuantizeOptionsName(options), result.math_precision, hardware.name));
     }
   }
+  // Weight-only: int8/int4 weights with the math at the activations' type.
+  if ((options.weights == "int8" || options.weights == "int4") &&
+      result.math_precision != "int8" && result.math_precision != "int4") {
+    after_options.weight_only = options.weights;
+  }
   absl::StatusOr<Analysis> after = Analyze(graph, hardware, after_options);
   if (!after.ok()) return after.status();
   result.after = *std::move(after);

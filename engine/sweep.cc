@@ -16,33 +16,48 @@ namespace {
 constexpr size_t kMaxPoints = 100000;
 
 // One layer's device-independent cost as an affine function of the batch:
-// value(b) = value0 + (b - batch0) * slope.
+// value(b) = value0 + (b - batch0) * slope (the whole-model totals).
 struct LayerLine {
   double macs0 = 0, macs_slope = 0;
   double other0 = 0, other_slope = 0;
   double bytes0 = 0, bytes_slope = 0;
-  double compute_efficiency = 0;  // per-op override or the global one
-  double memory_efficiency = 0;
   bool view = false;
 };
 
-// The device side of the roofline.
-struct Pricing {
-  double peak = 0;
-  double bandwidth = 0;
-  double flops_per_mac = 2;
-  double per_layer_tax_s = 0;
-  double dispatch_tax_s = 0;
+// One kernel's work as an affine function of the batch; timed by the one
+// timing function (engine/timing.h) at every point.
+struct KernelLine {
+  KernelWork work0;
+  KernelWork slope;  // per unit of batch: FLOPs, bytes, GEMM m and batch
 };
 
-double Lookup(const absl::flat_hash_map<std::string, double>& by_op,
-              const std::string& op_type, double fallback) {
-  auto it = by_op.find(op_type);
-  return it == by_op.end() ? fallback : it->second;
+KernelWork At(const KernelLine& l, double db) {
+  KernelWork w = l.work0;
+  w.matrix_flops += db * l.slope.matrix_flops;
+  w.other_flops += db * l.slope.other_flops;
+  w.bytes += db * l.slope.bytes;
+  w.weight_bytes += db * l.slope.weight_bytes;
+  w.gemm.batch += db * l.slope.gemm.batch;
+  w.gemm.m += db * l.slope.gemm.m;
+  w.gemm.n += db * l.slope.gemm.n;
+  w.gemm.k += db * l.slope.gemm.k;
+  return w;
 }
 
-// Constant lines (slope 0) from an analysis' layers on `hardware`.
-std::vector<LayerLine> LinesOf(const Analysis& a, const Hardware& hardware) {
+KernelWork Slope(const KernelWork& x, const KernelWork& y, double db) {
+  KernelWork s;
+  s.matrix_flops = (y.matrix_flops - x.matrix_flops) / db;
+  s.other_flops = (y.other_flops - x.other_flops) / db;
+  s.bytes = (y.bytes - x.bytes) / db;
+  s.weight_bytes = (y.weight_bytes - x.weight_bytes) / db;
+  s.gemm.batch = (y.gemm.batch - x.gemm.batch) / db;
+  s.gemm.m = (y.gemm.m - x.gemm.m) / db;
+  s.gemm.n = (y.gemm.n - x.gemm.n) / db;
+  s.gemm.k = (y.gemm.k - x.gemm.k) / db;
+  return s;
+}
+
+std::vector<LayerLine> LinesOf(const Analysis& a) {
   std::vector<LayerLine> lines;
   lines.reserve(a.layers.size());
   for (const LayerResult& layer : a.layers) {
@@ -52,61 +67,48 @@ std::vector<LayerLine> LinesOf(const Analysis& a, const Hardware& hardware) {
     l.other0 = layer.cost.other_flops;
     l.bytes0 = layer.cost.Bytes();
     l.view = layer.cost.view;
-    l.compute_efficiency =
-        Lookup(hardware.compute_efficiency_by_op, layer.op_type,
-               a.assumptions.compute_efficiency);
-    l.memory_efficiency =
-        Lookup(hardware.memory_efficiency_by_op, layer.op_type,
-               a.assumptions.memory_efficiency);
     lines.push_back(l);
   }
   return lines;
 }
 
-// Analyze()'s pass 2 (engine/analysis.cc) over lines at batch offset `db`
-// (b - batch0): per layer max(T_compute, T_memory) + tax, views free, bound
-// by the largest share of time. Also fills the whole-model totals.
-SweepPoint Price(const std::vector<LayerLine>& lines, double db,
+std::vector<KernelLine> KernelLinesOf(const Analysis& a) {
+  std::vector<KernelLine> lines;
+  lines.reserve(a.kernels.size());
+  for (const KernelResult& k : a.kernels) lines.push_back({k.work, {}});
+  return lines;
+}
+
+// The analysis' kernels at batch offset `db` (b - batch0), each timed by
+// TimeKernel, plus the per-inference cost; bound by the regime holding the
+// larger share of time. Also fills the whole-model totals.
+SweepPoint Price(const std::vector<LayerLine>& lines,
+                 const std::vector<KernelLine>& kernels, double db,
                  const Pricing& p, WholeModelTotals* totals) {
-  double latency = 0, flops = 0, bytes = 0, macs = 0;
-  double shares[3] = {0, 0, 0};  // compute, memory, overhead
+  double flops = 0, bytes = 0, macs = 0;
   int64_t layers = 0, mac_layers = 0;
   for (const LayerLine& l : lines) {
     const double m = l.macs0 + db * l.macs_slope;
-    const double f = m * p.flops_per_mac + l.other0 + db * l.other_slope;
-    const double b = l.bytes0 + db * l.bytes_slope;
     macs += m;
-    flops += f;
-    bytes += b;
+    flops += m * p.flops_per_mac + l.other0 + db * l.other_slope;
+    bytes += l.bytes0 + db * l.bytes_slope;
     if (m > 0) ++mac_layers;
-    if (l.view) continue;
-    ++layers;
-    const double tc = f / (p.peak * l.compute_efficiency);
-    const double tm = b / (p.bandwidth * l.memory_efficiency);
-    const double roof = std::max(tc, tm);
-    const double lat = roof + p.per_layer_tax_s;
-    latency += lat;
-    if (lat <= 0) continue;
-    if (p.per_layer_tax_s > roof) {
-      shares[2] += lat;
-    } else if (tm > tc) {
-      shares[1] += lat;
-    } else {
-      shares[0] += lat;
-    }
+    if (!l.view) ++layers;
+  }
+  double latency = 0, compute_time = 0, memory_time = 0;
+  for (const KernelLine& k : kernels) {
+    const KernelTime t = TimeKernel(At(k, db), p);
+    latency += t.latency_s;
+    (t.regime == Regime::kMemory ? memory_time : compute_time) += t.latency_s;
   }
   SweepPoint point;
-  point.latency_s = latency + p.dispatch_tax_s;
+  point.latency_s = latency + p.per_inference_s;
   point.flops = flops;
   point.bytes = bytes;
-  point.mfu = point.latency_s > 0 ? (flops / point.latency_s) / p.peak : 0;
-  const Bound bounds[] = {Bound::kCompute, Bound::kMemory, Bound::kOverhead};
-  double best = 0;
-  for (int i = 0; i < 3; ++i) {
-    if (shares[i] > best) {
-      best = shares[i];
-      point.bound = bounds[i];
-    }
+  point.mfu =
+      point.latency_s > 0 ? (flops / point.latency_s) / p.peak_flops_per_s : 0;
+  if (compute_time > 0 || memory_time > 0) {
+    point.bound = memory_time > compute_time ? Bound::kMemory : Bound::kCompute;
   }
   if (totals != nullptr) {
     totals->macs = macs;
@@ -118,9 +120,16 @@ SweepPoint Price(const std::vector<LayerLine>& lines, double db,
   return point;
 }
 
-Pricing PricingOf(const Assumptions& a) {
-  return {a.peak_flops_per_s, a.memory_bandwidth_bytes_per_s, a.flops_per_mac,
-          a.per_layer_tax_s, a.dispatch_tax_s};
+// The pricing of `a` moved to another device (same runtime, overrides
+// already folded into the runtime; the device's own kernel constants).
+Pricing PricingOn(const Analysis& a, const Hardware& hw, double peak,
+                  double per_inference_s) {
+  PricingOverrides o;
+  o.per_inference_s = per_inference_s;
+  Pricing p = MakePricing(hw, a.pricing.runtime, a.assumptions.peak_precision,
+                          peak, a.pricing.flops_per_mac, o);
+  p.weight_only = a.pricing.weight_only;
+  return p;
 }
 
 // Fills throughput and the whole-model estimate of a priced point.
@@ -154,9 +163,17 @@ void FindFlips(SweepResult* r) {
   }
 }
 
-// True when `a` and `b` list the same layers (same nodes, same view/skip).
+// True when `a` and `b` list the same layers (same nodes, same view/skip)
+// and the same kernels (same member layers, same class).
 bool SameLayers(const Analysis& a, const Analysis& b) {
   if (a.layers.size() != b.layers.size()) return false;
+  if (a.kernels.size() != b.kernels.size()) return false;
+  for (size_t i = 0; i < a.kernels.size(); ++i) {
+    if (a.kernels[i].layers != b.kernels[i].layers ||
+        a.kernels[i].work.kind != b.kernels[i].work.kind) {
+      return false;
+    }
+  }
   for (size_t i = 0; i < a.layers.size(); ++i) {
     const LayerResult& x = a.layers[i];
     const LayerResult& y = b.layers[i];
@@ -315,11 +332,10 @@ absl::StatusOr<SweepSpec> ParseSweepSpec(std::string_view spec) {
 
 SweepPoint PricePoint(const Analysis& analysis, const Hardware& hardware,
                       double peak_flops_per_s, double dispatch_tax_s) {
-  Pricing p = PricingOf(analysis.assumptions);
-  p.peak = peak_flops_per_s;
-  p.bandwidth = hardware.memory_bandwidth_bytes_per_s;
-  p.dispatch_tax_s = dispatch_tax_s;
-  SweepPoint point = Price(LinesOf(analysis, hardware), 0, p, nullptr);
+  const Pricing p =
+      PricingOn(analysis, hardware, peak_flops_per_s, dispatch_tax_s);
+  SweepPoint point =
+      Price(LinesOf(analysis), KernelLinesOf(analysis), 0, p, nullptr);
   point.batch = analysis.batch;
   point.hardware = hardware.key;
   point.throughput_per_s =
@@ -349,8 +365,8 @@ absl::StatusOr<SweepResult> SweepBatch(const AnalyzeAtBatch& analyze,
       absl::StatusOr<Analysis> a = analyze(b);
       ++result.analyses;
       if (!a.ok()) return a.status();
-      SweepPoint point = Price(LinesOf(*a, a->hardware), 0,
-                               PricingOf(a->assumptions), nullptr);
+      SweepPoint point =
+          Price(LinesOf(*a), KernelLinesOf(*a), 0, a->pricing, nullptr);
       point.hardware = a->hardware.key;
       WholeModelTotals totals = TotalsOf(*a);
       if (absl::Status s = Finish(&point, b, totals, a->assumptions, options);
@@ -382,25 +398,28 @@ absl::StatusOr<SweepResult> SweepBatch(const AnalyzeAtBatch& analyze,
   lines.reserve(a1->layers.size());
   const Hardware& hw = a1->hardware;
   const Assumptions& as = a1->assumptions;
+  const double db12 = static_cast<double>(b2 - b1);
   for (size_t i = 0; i < a1->layers.size(); ++i) {
     const LayerResult& x = a1->layers[i];
     const LayerResult& y = a2->layers[i];
     if (x.skipped) continue;
-    const double db = static_cast<double>(b2 - b1);
     LayerLine l;
     l.macs0 = x.cost.macs;
-    l.macs_slope = (y.cost.macs - x.cost.macs) / db;
+    l.macs_slope = (y.cost.macs - x.cost.macs) / db12;
     l.other0 = x.cost.other_flops;
-    l.other_slope = (y.cost.other_flops - x.cost.other_flops) / db;
+    l.other_slope = (y.cost.other_flops - x.cost.other_flops) / db12;
     l.bytes0 = x.cost.Bytes();
-    l.bytes_slope = (y.cost.Bytes() - x.cost.Bytes()) / db;
+    l.bytes_slope = (y.cost.Bytes() - x.cost.Bytes()) / db12;
     l.view = x.cost.view;
-    l.compute_efficiency =
-        Lookup(hw.compute_efficiency_by_op, x.op_type, as.compute_efficiency);
-    l.memory_efficiency =
-        Lookup(hw.memory_efficiency_by_op, x.op_type, as.memory_efficiency);
     lines.push_back(l);
     kept.push_back(&x);
+  }
+  std::vector<KernelLine> kernel_lines;
+  kernel_lines.reserve(a1->kernels.size());
+  for (size_t i = 0; i < a1->kernels.size(); ++i) {
+    kernel_lines.push_back(
+        {a1->kernels[i].work,
+         Slope(a1->kernels[i].work, a2->kernels[i].work, db12)});
   }
 
   // Verify at the largest batch.
@@ -440,12 +459,12 @@ absl::StatusOr<SweepResult> SweepBatch(const AnalyzeAtBatch& analyze,
   }
 
   result.interpolated = true;
-  const Pricing pricing = PricingOf(as);
+  const Pricing& pricing = a1->pricing;
   WholeModelTotals totals = TotalsOf(*a1);
   result.points.reserve(batches.size());
   for (int64_t b : batches) {
-    SweepPoint point =
-        Price(lines, static_cast<double>(b - b1), pricing, &totals);
+    SweepPoint point = Price(lines, kernel_lines, static_cast<double>(b - b1),
+                             pricing, &totals);
     point.hardware = hw.key;
     if (absl::Status s = Finish(&point, b, totals, as, options); !s.ok()) {
       return s;
@@ -479,12 +498,10 @@ absl::StatusOr<SweepResult> SweepHardware(const Analysis& base,
       }
       const double dispatch =
           options.dispatch_tax_s.value_or(hw.dispatch_tax_s);
-      Pricing p = PricingOf(base.assumptions);
-      p.peak = *peak;
-      p.bandwidth = hw.memory_bandwidth_bytes_per_s;
-      p.dispatch_tax_s = dispatch;
+      const Pricing p = PricingOn(base, hw, *peak, dispatch);
       WholeModelTotals totals = TotalsOf(base);
-      SweepPoint point = Price(LinesOf(base, hw), 0, p, nullptr);
+      SweepPoint point =
+          Price(LinesOf(base), KernelLinesOf(base), 0, p, nullptr);
       point.hardware = hw.key;
       Assumptions a = base.assumptions;
       a.peak_flops_per_s = *peak;
@@ -501,7 +518,7 @@ absl::StatusOr<SweepResult> SweepHardware(const Analysis& base,
     ++result.analyses;
     if (!a.ok()) return a.status();
     SweepPoint point =
-        Price(LinesOf(*a, hw), 0, PricingOf(a->assumptions), nullptr);
+        Price(LinesOf(*a), KernelLinesOf(*a), 0, a->pricing, nullptr);
     point.hardware = hw.key;
     if (absl::Status s = Finish(&point, a->batch, TotalsOf(*a), a->assumptions,
                                 sweep_options);

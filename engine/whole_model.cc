@@ -7,6 +7,7 @@
 
 #include "engine/precision.h"
 #include "engine/report/units.h"
+#include "engine/timing.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine {
@@ -130,9 +131,17 @@ absl::StatusOr<WholeModelResult> WholeModelFromTotals(
     if (r.layers_taxed == 0) r.layers_taxed = 1;
   }
 
-  r.t_compute_s = r.ops / (a.compute_efficiency * a.peak_flops_per_s);
-  r.t_memory_s =
-      r.bytes / (a.memory_efficiency * a.memory_bandwidth_bytes_per_s);
+  // One lumped kernel through the one timing function (flat, no tax).
+  Pricing lumped;
+  lumped.runtime = FlatRuntime(a.compute_efficiency, a.memory_efficiency, 0);
+  lumped.peak_flops_per_s = a.peak_flops_per_s;
+  lumped.memory_bandwidth_bytes_per_s = a.memory_bandwidth_bytes_per_s;
+  KernelWork work;
+  work.matrix_flops = r.ops;
+  work.bytes = r.bytes;
+  const KernelTime time = TimeKernel(work, lumped);
+  r.t_compute_s = time.t_compute_s;
+  r.t_memory_s = time.t_memory_s;
   r.t_overhead_s = a.dispatch_tax_s +
                    static_cast<double>(r.layers_taxed) * a.per_layer_tax_s;
   r.latency_s = std::max(r.t_compute_s, r.t_memory_s) + r.t_overhead_s;

@@ -67,10 +67,12 @@ TEST(EngineAnalysisTest, LayerTimesBoundsAndTotals) {
   EXPECT_EQ(lb.bound, Bound::kMemory);
 
   // C: 10 / 500 = 0.02 s; 10 / 100 = 0.1 s; the 1 s tax exceeds both:
-  // overhead, latency 1.1 s.
+  // overhead-dominated, latency 1.1 s; its roofline regime is memory.
   const LayerResult& lc = Layer(a, "c");
   EXPECT_NEAR(lc.latency_s, 1.1, kTol);
   EXPECT_EQ(lc.bound, Bound::kOverhead);
+  EXPECT_EQ(lc.regime, Regime::kMemory);
+  EXPECT_TRUE(lc.overhead_dominated);
 
   const Summary& s = a.summary;
   EXPECT_EQ(s.layers, 3);
@@ -83,13 +85,18 @@ TEST(EngineAnalysisTest, LayerTimesBoundsAndTotals) {
   EXPECT_NEAR(s.throughput_per_s, 1 / 15.6, kTol);
   // MFU = (2110 FLOP / 15.6 s) / 1000 FLOP/s = 0.135256...
   EXPECT_NEAR(s.mfu, 2110.0 / 15.6 / 1000.0, kTol);
-  EXPECT_EQ(s.bound, Bound::kMemory);  // 9 s of 15.1 s
+  // By regime: a compute (5 s); b and c memory (9 + 1.1 s); c is also
+  // overhead-dominated (1.1 s).
+  EXPECT_EQ(s.bound, Bound::kMemory);  // 10.1 s of 15.1 s
   EXPECT_EQ(s.compute_bound_layers, 1);
-  EXPECT_EQ(s.memory_bound_layers, 1);
+  EXPECT_EQ(s.memory_bound_layers, 2);
   EXPECT_EQ(s.overhead_bound_layers, 1);
   EXPECT_NEAR(s.compute_bound_time_s, 5, kTol);
-  EXPECT_NEAR(s.memory_bound_time_s, 9, kTol);
+  EXPECT_NEAR(s.memory_bound_time_s, 10.1, kTol);
   EXPECT_NEAR(s.overhead_bound_time_s, 1.1, kTol);
+  EXPECT_EQ(s.kernels, 3);
+  // Overhead: three 1 s taxes + the 0.5 s dispatch tax.
+  EXPECT_NEAR(s.overhead_s, 3.5, kTol);
   EXPECT_EQ(s.params, 100);                // w[100]
   EXPECT_NEAR(s.weight_bytes, 400, kTol);  // 100 x 4 B
   // Lifetimes (steps a=0, v=1, b=2, c=3): x 0..0 (40 B), a 0..2 (80 B, its

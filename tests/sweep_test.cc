@@ -78,7 +78,22 @@ Analysis FakeAnalysis(int64_t batch, bool quadratic) {
   view.node = 1;
   view.name = "view";
   view.cost.view = true;
+  mm.kernel = 0;
   a.layers = {mm, view};
+  // Priced with the flat roofline (efficiency 0.5, bandwidth as specified,
+  // 1 us per kernel, 2 us per inference); "mm" is the only kernel.
+  a.pricing.runtime = FlatRuntime(0.5, 1.0, 1e-6);
+  a.pricing.peak_flops_per_s = 1e12;
+  a.pricing.memory_bandwidth_bytes_per_s = 1e12;
+  a.pricing.flops_per_mac = 2;
+  a.pricing.per_inference_s = 2e-6;
+  KernelResult k;
+  k.name = "mm";
+  k.layers = {0};
+  k.work.kind = KernelClass::kMatrix;
+  k.work.matrix_flops = 2 * mm.cost.macs;
+  k.work.bytes = mm.cost.Bytes();
+  a.kernels = {k};
   a.summary.macs = mm.cost.macs;
   a.summary.flops = 2 * mm.cost.macs;
   a.summary.bytes = mm.cost.Bytes();
@@ -132,6 +147,7 @@ TEST(SweepBatch, FindsTheFlipAndFormats) {
   AnalyzeAtBatch at = [&](int64_t b) -> absl::StatusOr<Analysis> {
     Analysis a = FakeAnalysis(b, false);
     a.layers[0].cost.bytes_read = 1e7 + 1e3 * static_cast<double>(b);
+    a.kernels[0].work.bytes = a.layers[0].cost.Bytes();
     return a;
   };
   WholeModelOptions lumped;

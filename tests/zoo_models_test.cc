@@ -51,19 +51,19 @@ TEST_P(ZooEntryTest, ImportsWithoutWarnings) {
   EXPECT_THAT(g->warnings, IsEmpty());
 }
 
-INSTANTIATE_TEST_SUITE_P(AllEntries, ZooEntryTest,
-                         ::testing::Values("resnet50", "mobilenet_v2",
-                                           "efficientnet_b0", "vit_b_16",
-                                           "bert-base", "gpt2",
-                                           "llama-3.1-8b-prefill",
-                                           "llama-3.1-8b-decode"),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
-                           for (char& c : name) {
-                             if (c == '-' || c == '.') c = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    AllEntries, ZooEntryTest,
+    ::testing::Values("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16",
+                      "bert-base", "gpt2", "llama-3.1-8b-prefill",
+                      "llama-3.1-8b-decode", "llama-2-7b-prefill",
+                      "llama-2-7b-decode"),
+    [](const ::testing::TestParamInfo<std::string>& info) {
+      std::string name = info.param;
+      for (char& c : name) {
+        if (c == '-' || c == '.') c = '_';
+      }
+      return name;
+    });
 
 // MACs at the default dims.
 double MacsOf(const std::string& name,
@@ -128,6 +128,23 @@ TEST(ZooMacs, LlamaDecodeByHand) {
 // only, 525,336,576. Total 15,393,688,125,440.
 TEST(ZooMacs, LlamaPrefillByHand) {
   EXPECT_DOUBLE_EQ(MacsOf("llama-3.1-8b-prefill"), 15393688125440.0);
+}
+
+// Llama-2-7B decode, 1 token, 2048 past (multi-head attention, 32 KV heads):
+// per layer projections q,k,v,o 4*4096*4096 = 67,108,864 + gate/up/down
+// 3*4096*11008 = 135,266,304, together 202,375,168, and attention QK^T and
+// AV over 2049 keys 2*32*128*2049 = 16,785,408; per layer 219,160,576, x32 =
+// 7,013,138,432; LM head 4096*32000 = 131,072,000. Total 7,144,210,432.
+TEST(ZooMacs, Llama2DecodeByHand) {
+  EXPECT_DOUBLE_EQ(MacsOf("llama-2-7b-decode"), 7144210432.0);
+}
+
+// Llama-2-7B prefill, 2048 tokens: per layer 2048*202,375,168 =
+// 414,464,344,064 plus causal attention computed in full, 2*32*2048^2*128 =
+// 34,359,738,368, together 448,824,082,432, x32 = 14,362,370,637,824; LM
+// head for the last token only, 131,072,000. Total 14,362,501,709,824.
+TEST(ZooMacs, Llama2PrefillByHand) {
+  EXPECT_DOUBLE_EQ(MacsOf("llama-2-7b-prefill"), 14362501709824.0);
 }
 
 // Rebinding dims: decode with past 4096 adds 2*32*2048*128 MACs per layer

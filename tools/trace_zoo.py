@@ -36,7 +36,9 @@ surgery: layer 1's nodes and weights are cloned with renamed tensors and
 rewired. The script checks that cloning layer 0 reproduces the traced layer 1
 exactly (same ops, attributes and wiring after renaming) before it repeats,
 checks the result with onnx's strict shape inference, and asserts the exact
-parameter count 8,030,261,248.
+parameter count 8,030,261,248. Llama-2-7B (27 GB at fp32) takes the same path
+with its own config (multi-head attention, no rotary scaling) and asserts
+6,738,415,616.
 """
 import argparse
 import collections
@@ -242,6 +244,7 @@ class Gpt2(nn.Module):
 
 # ---- Llama-3.1-8B (Meta, July 2024; HF LlamaForCausalLM layout) ----
 class LlamaConfig:
+  label = "Llama-3.1-8B"
   vocab = 128256
   hidden = 4096
   layers = 32
@@ -253,10 +256,59 @@ class LlamaConfig:
   rope_theta = 500000.0
   # rope_scaling {"rope_type": "llama3", ...} of Llama 3.1: changes only the
   # values of inv_freq, never the graph.
+  rope_scaling = "llama3"
   rope_factor = 8.0
   rope_low_freq_factor = 1.0
   rope_high_freq_factor = 4.0
   rope_original_context = 8192
+  # embedding 128256*4096 = 525,336,576; per layer q,o 2*4096^2 + k,v
+  # 2*4096*1024 + gate/up/down 3*4096*14336 + 2 norms 2*4096 = 218,112,000;
+  # 32 layers 6,979,584,000; final norm 4,096; LM head 525,336,576.
+  params = 8030261248
+  native_dtype = "bf16 (stored graph is fp32; use --precision bf16)"
+  reference = {
+      "params": params,
+      "source": ("meta-llama/Llama-3.1-8B config.json; 8,030,261,248 "
+                 "counted from the config (embedding 525,336,576 + 32 x "
+                 "218,112,000 + norm 4,096 + LM head 525,336,576)"),
+      "mlsysim_params": 8.03e9,
+      "mlsysim_inference_flops_per_token": 16.06e9,
+  }
+
+
+# ---- Llama-2-7B (Meta, July 2023; HF LlamaForCausalLM layout) ----
+class Llama2Config:
+  label = "Llama-2-7B"
+  vocab = 32000
+  hidden = 4096
+  layers = 32
+  heads = 32
+  kv_heads = 32  # multi-head attention: no grouped-query attention
+  head_dim = 128
+  ffn = 11008
+  rms_eps = 1e-5
+  rope_theta = 10000.0
+  rope_scaling = None  # plain rotary inverse frequencies, no llama3 scaling
+  # embedding 32000*4096 = 131,072,000; per layer q,k,v,o 4*4096*4096 =
+  # 67,108,864 + gate/up/down 3*4096*11008 = 135,266,304 + 2 norms 2*4096 =
+  # 8,192, together 202,383,360; 32 layers 6,476,267,520; final norm 4,096;
+  # LM head (untied) 32000*4096 = 131,072,000. Total 131,072,000 +
+  # 6,476,267,520 + 4,096 + 131,072,000 = 6,738,415,616.
+  params = 6738415616
+  native_dtype = "fp16 (stored graph is fp32; use --precision fp16)"
+  reference = {
+      "params": params,
+      "source": ("meta-llama/Llama-2-7b-hf config.json; 6,738,415,616 "
+                 "counted from the config (embedding 131,072,000 + 32 x "
+                 "202,383,360 + norm 4,096 + LM head 131,072,000)"),
+      # mlsysim 0.1.x has no Llama-2-7B; its dev YAML registry (language.yaml
+      # @087dd538) lists Llama2_7B with these figures. No published results.
+      "mlsysim_params": 7e9,
+      "mlsysim_inference_flops_per_token": 14e9,
+      "mlsysim_source": ("mlsysim dev YAML registry Llama2_7B "
+                         "(language.yaml @087dd538); not in the 0.1.x "
+                         "registry"),
+  }
 
 
 def llama3_inv_freq(c):
@@ -276,6 +328,15 @@ def llama3_inv_freq(c):
                 (c.rope_high_freq_factor - c.rope_low_freq_factor))
       out.append((1 - smooth) * f / c.rope_factor + smooth * f)
   return [float(np.float32(x)) for x in out]
+
+
+def rope_inv_freq(c):
+  """Rotary inverse frequencies of config c, rounded to float32."""
+  if c.rope_scaling == "llama3":
+    return llama3_inv_freq(c)
+  assert c.rope_scaling is None, c.rope_scaling
+  inv = 1.0 / (c.rope_theta ** (np.arange(0, c.head_dim, 2) / c.head_dim))
+  return [float(np.float32(x)) for x in inv]
 
 
 class RmsNorm(nn.Module):
@@ -315,6 +376,14 @@ class LlamaAttention(nn.Module):
       k = torch.cat([past_k, k], dim=2)
       v = torch.cat([past_v, v], dim=2)
     present_k, present_v = k, v
+    if c.kv_heads == c.heads:
+      # Multi-head attention (Llama-2-7B): HF's repeat_kv is the identity.
+      scores = torch.matmul(q, k.transpose(-1, -2))
+      scores = scores / math.sqrt(c.head_dim) + mask
+      probs = torch.softmax(scores, dim=-1)
+      ctx = torch.matmul(probs, v).transpose(1, 2)  # [b, s, heads, d]
+      return self.o_proj(ctx.reshape(b, s, c.heads * c.head_dim)), \
+          present_k, present_v
     # Grouped-query attention without repeating K/V: the 4 query heads of a
     # KV head are one broadcast MatMul batch dim.
     group = c.heads // c.kv_heads
@@ -361,7 +430,7 @@ class Llama(nn.Module):
     self.c = c
     self.with_past = with_past
     self.last_token_logits = last_token_logits
-    self.inv_freq = llama3_inv_freq(c)
+    self.inv_freq = rope_inv_freq(c)
     self.embed_tokens = Embedding(c.vocab, c.hidden)
     self.layers = nn.ModuleList([LlamaLayer(c) for _ in range(layers)])
     self.norm = RmsNorm(c.hidden, c.rms_eps)
@@ -467,12 +536,26 @@ ENTRIES = [
           mlsysim={"class": "transformer", "layers": 12,
                    "tokens": "sequence"}),
     entry("llama-3.1-8b-prefill", kind="llama", phase="prefill",
+          config=LlamaConfig,
           description="Llama-3.1-8B prefill: 2048 prompt tokens, no past, "
           "returns the KV cache and the last token's logits",
           mlsysim={"class": "transformer", "layers": 32,
                    "tokens": "sequence"}),
     entry("llama-3.1-8b-decode", kind="llama", phase="decode",
+          config=LlamaConfig,
           description="Llama-3.1-8B decode: 1 new token with a KV cache of "
+          "2048 past tokens",
+          mlsysim={"class": "transformer", "layers": 32,
+                   "tokens": "sequence"}),
+    entry("llama-2-7b-prefill", kind="llama", phase="prefill",
+          config=Llama2Config,
+          description="Llama-2-7B prefill: 2048 prompt tokens, no past, "
+          "returns the KV cache and the last token's logits",
+          mlsysim={"class": "transformer", "layers": 32,
+                   "tokens": "sequence"}),
+    entry("llama-2-7b-decode", kind="llama", phase="decode",
+          config=Llama2Config,
+          description="Llama-2-7B decode: 1 new token with a KV cache of "
           "2048 past tokens",
           mlsysim={"class": "transformer", "layers": 32,
                    "tokens": "sequence"}),
@@ -920,7 +1003,7 @@ def repeat_layers(model, traced, target, with_past):
 
 
 def trace_llama(e, tmp):
-  c = LlamaConfig
+  c = e["config"]
   traced = 2
   decode = e["phase"] == "decode"
   torch.manual_seed(0)
@@ -953,20 +1036,21 @@ def trace_llama(e, tmp):
   weights_to_initializers(m, set(names))
   constants_from_initializers(m, set(names))
   repeat_layers(m, traced, c.layers, decode)
-  expected = 8030261248
+  expected = c.params
   got = float_param_count(m)
   assert got == expected, got
-  kv_dims = "[batch, 8, past_sequence, 128]"
+  kv_dims = f"[batch, {c.kv_heads}, past_sequence, {c.head_dim}]"
+  rope = (f"with llama3 scaling (factor {c.rope_factor:g})"
+          if c.rope_scaling == "llama3" else "without scaling")
   info = {
-      "source": (f"Llama-3.1-8B written in plain torch in tools/trace_zoo.py "
+      "source": (f"{c.label} written in plain torch in tools/trace_zoo.py "
                  f"(HF LlamaForCausalLM layout): {c.layers} layers, hidden "
                  f"{c.hidden}, {c.heads} heads, {c.kv_heads} KV heads, head "
                  f"dim {c.head_dim}, FFN {c.ffn} (SwiGLU), vocab {c.vocab}, "
                  f"RMSNorm eps {c.rms_eps}, rotary theta {c.rope_theta:g} "
-                 f"with llama3 scaling (factor {c.rope_factor:g}), untied "
-                 f"embedding and LM head; traced with torch.onnx.export "
-                 f"(torch {torch.__version__}, opset {OPSET}, "
-                 f"export_params=False)"),
+                 f"{rope}, untied embedding and LM head; traced with "
+                 f"torch.onnx.export (torch {torch.__version__}, opset "
+                 f"{OPSET}, export_params=False)"),
       "traced_layers": traced,
       "repeated_to": c.layers,
       "surgery": ("traced at full width with 2 decoder layers (32 layers of "
@@ -979,26 +1063,23 @@ def trace_llama(e, tmp):
                   "past_key_values.N.value": kv_dims} if decode else
                  {"input_ids": ["batch", "sequence"]}),
       "outputs": ({"logits": ["batch", "sequence", c.vocab],
-                   "present.N.key": "[batch, 8, past_sequence + sequence, "
-                                    "128]"} if decode else
+                   "present.N.key": f"[batch, {c.kv_heads}, past_sequence + "
+                                    f"sequence, {c.head_dim}]"} if decode else
                   {"logits": ["batch", 1, c.vocab],
-                   "present.N.key": "[batch, 8, sequence, 128]"}),
+                   "present.N.key": f"[batch, {c.kv_heads}, sequence, "
+                                    f"{c.head_dim}]"}),
       "default_dims": ({"batch": 1, "sequence": 1, "past_sequence": 2048}
                        if decode else {"batch": 1, "sequence": 2048}),
-      "native_dtype": "bf16 (stored graph is fp32; use --precision bf16)",
-      "notes": (("Grouped-query attention is a broadcast MatMul over the 4 "
-                 "query heads of each KV head (no repeat_kv copy). ") +
+      "native_dtype": c.native_dtype,
+      "notes": ((f"Grouped-query attention is a broadcast MatMul over the "
+                 f"{c.heads // c.kv_heads} query heads of each KV head (no "
+                 f"repeat_kv copy). " if c.kv_heads != c.heads else
+                 "Multi-head attention (as many KV heads as query heads): "
+                 "plain batched MatMuls, no repeat_kv. ") +
                 ("Prefill computes logits for the last position only, as "
                  "serving engines do." if not decode else
                  "Attention reads the whole KV cache (past + new tokens).")),
-      "reference": {
-          "params": expected,
-          "source": ("meta-llama/Llama-3.1-8B config.json; 8,030,261,248 "
-                     "counted from the config (embedding 525,336,576 + 32 x "
-                     "218,112,000 + norm 4,096 + LM head 525,336,576)"),
-          "mlsysim_params": 8.03e9,
-          "mlsysim_inference_flops_per_token": 16.06e9,
-      },
+      "reference": dict(c.reference),
   }
   return m, expected, info
 

@@ -120,6 +120,10 @@ absl::StatusOr<ConvDims> ConvDimsOf(const CountContext& ctx, size_t x_index,
   d.output_elements =
       static_cast<double>(yd[0]) * static_cast<double>(c_out) * out_spatial;
   d.macs = d.output_elements * static_cast<double>(c_in / group) * kernel;
+  d.gemm = {static_cast<double>(group),
+            static_cast<double>(yd[0]) * out_spatial,
+            static_cast<double>(c_out / group),
+            static_cast<double>(c_in / group) * kernel};
   return d;
 }
 

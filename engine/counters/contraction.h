@@ -20,6 +20,7 @@ struct MatMulDims {
   double k = 0;
   double Macs() const { return batch * m * n * k; }
   double OutputElements() const { return batch * m * n; }
+  GemmShape Gemm() const { return {batch, m, n, k}; }
 };
 
 // numpy.matmul semantics on inputs a_index and b_index: a 1-D A is promoted
@@ -37,6 +38,7 @@ absl::StatusOr<MatMulDims> GemmDimsOf(const CountContext& ctx, size_t a_index,
 struct ConvDims {
   double output_elements = 0;  // N * C_out * prod(output spatial)
   double macs = 0;
+  GemmShape gemm;  // implicit GEMM: m = N * out pixels, n = C_out / group
 };
 
 // Conv (gather form): X [N, C_in, spatial...], W [C_out, C_in/group,

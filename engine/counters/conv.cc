@@ -25,6 +25,7 @@ absl::StatusOr<Cost> CountConvLike(const CountContext& ctx,
   if (!d.ok()) return d.status();
   Cost cost = DefaultTraffic(ctx);
   cost.macs = d->macs;
+  cost.gemm = d->gemm;
   if (ctx.input(kBias) != nullptr) {
     cost.other_flops += d->output_elements * cost::kAdd;
   }

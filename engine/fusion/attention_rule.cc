@@ -1,6 +1,7 @@
 // The attention rule: MatMul(Q, K^T) -> [scale, mask, Where, Cast]* ->
 // Softmax -> [Cast]* -> MatMul(P, V), plus the layout ops that only feed Q,
 // K^T and V (Transpose, the Expand/Reshape of grouped-query attention, views,
+// and a Transpose of the output,
 // a scalar scale), as one flash-attention kernel. Every score tensor must be
 // used only by the next op of the pattern: a score tensor needed elsewhere
 // would have to be written, which flash attention does not do, so no group is
@@ -120,6 +121,16 @@ void TryPattern(const RuleContext& context, GroupBuilder& builder,
   CollectLayout(context, builder, graph.node(qk).Input(0), &members);
   CollectLayout(context, builder, graph.node(qk).Input(1), &members);
   CollectLayout(context, builder, graph.node(av).Input(1), &members);
+  // A Transpose of the output (heads back beside the hidden dim) is how
+  // flash attention writes its output anyway: taken into the kernel.
+  const int out = graph.node(av).Output(0);
+  if (out >= 0 && context.SingleUse(out)) {
+    const int t = graph.tensor(out).consumers[0];
+    if (Free(context, builder, t) && graph.node(t).domain.empty() &&
+        graph.node(t).op_type == "Transpose") {
+      members.push_back(t);
+    }
+  }
   if (!builder.CanUnite(members)) return;
   builder.Unite(members, FusionKind::kAttention);
 }

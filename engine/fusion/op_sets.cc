@@ -148,7 +148,9 @@ bool IsElementwiseGroupOp(const graph::Node& node) {
   if (IsPureView(node)) return true;
   if (IsDefaultDomain(node)) {
     if (In(UnaryOps(), node) || In(BroadcastOps(), node) ||
-        In(NormOps(), node) || In(QdqOps(), node) || node.op_type == "Expand") {
+        In(NormOps(), node) || In(QdqOps(), node) || node.op_type == "Expand" ||
+        node.op_type == "Slice" || node.op_type == "Concat" ||
+        node.op_type == "Transpose") {
       return true;
     }
     if (In(ReduceOps(), node)) return node.GetInt("keepdims", 1) != 0;

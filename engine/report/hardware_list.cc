@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "engine/fusion_kinds.h"
 #include "engine/precision.h"
 #include "engine/report/text_table.h"
 #include "engine/report/units.h"
@@ -46,7 +47,73 @@ TextTable BuildTable(const std::vector<Hardware>& devices) {
   return t;
 }
 
+std::string LaunchModel(const Runtime& r) {
+  if (!r.size_aware) {
+    return fmt::format("{:g} us tax per node", r.per_node_tax_s * 1e6);
+  }
+  if (r.cuda_graphs) {
+    return fmt::format("CUDA graphs, {:g} us gap", r.kernel_gap_s * 1e6);
+  }
+  return fmt::format("max(kernel, {:g} us launch)", r.kernel_launch_s * 1e6);
+}
+
+TextTable BuildRuntimeTable(const std::vector<Runtime>& runtimes) {
+  TextTable t;
+  t.headers = {"key",          "device",     "fusion", "KV append",
+               "launch model", "efficiency", "summary"};
+  t.right_align.assign(t.headers.size(), false);
+  for (const Runtime& r : runtimes) {
+    t.rows.push_back(
+        {r.key, r.device, FusionKindsName(r.fusion),
+         r.kv_append_in_place ? "in place" : "copy", LaunchModel(r),
+         r.size_aware ? "size-aware"
+                      : fmt::format("flat {:g}/{:g}", r.flat_compute_efficiency,
+                                    r.flat_memory_efficiency),
+         r.summary});
+  }
+  return t;
+}
+
 }  // namespace
+
+void WriteRuntimeList(const std::vector<Runtime>& runtimes, Format format,
+                      std::ostream& out) {
+  switch (format) {
+    case Format::kJson: {
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      for (const Runtime& r : runtimes) {
+        nlohmann::ordered_json j;
+        j["key"] = r.key;
+        j["name"] = r.name;
+        j["device"] = r.device;
+        j["fusion"] = FusionKindsName(r.fusion);
+        j["kv_append_in_place"] = r.kv_append_in_place;
+        j["host_shape_ops"] = r.host_shape_ops;
+        j["efficiency_model"] = r.size_aware ? "size-aware" : "flat";
+        j["launch_model"] = LaunchModel(r);
+        nlohmann::ordered_json sources = nlohmann::ordered_json::object();
+        for (const auto& [field, citation] : r.sources)
+          sources[field] = citation;
+        j["sources"] = sources;
+        list.push_back(std::move(j));
+      }
+      fmt::print(out, "{}\n", list.dump(2));
+      return;
+    }
+    case Format::kCsv:
+      fmt::print(out, "{}", RenderCsv(BuildRuntimeTable(runtimes)));
+      return;
+    case Format::kMarkdown:
+      fmt::print(out, "{}", RenderMarkdown(BuildRuntimeTable(runtimes)));
+      return;
+    case Format::kTable:
+      fmt::print(out,
+                 "Runtime profiles (zoo/runtimes/*.json; sources with "
+                 "--format json)\n\n{}",
+                 RenderText(BuildRuntimeTable(runtimes)));
+      return;
+  }
+}
 
 void WriteHardwareList(const std::vector<Hardware>& devices, Format format,
                        std::ostream& out) {

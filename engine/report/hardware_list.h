@@ -8,6 +8,7 @@
 
 #include "engine/hardware.h"
 #include "engine/report/report.h"
+#include "engine/runtime.h"
 
 namespace ridgeline::engine::report {
 
@@ -16,6 +17,12 @@ namespace ridgeline::engine::report {
 // in the hardware file format.
 void WriteHardwareList(const std::vector<Hardware>& devices, Format format,
                        std::ostream& out);
+
+// `analyze --list-runtimes`: one row per runtime profile (key, device,
+// fusions, KV append, launch model, efficiency model, summary). JSON: an
+// array of {key, name, device, fusion, ..., sources}.
+void WriteRuntimeList(const std::vector<Runtime>& runtimes, Format format,
+                      std::ostream& out);
 
 }  // namespace ridgeline::engine::report
 

@@ -88,6 +88,9 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& a) {
   j["ridge_point_flop_per_byte"] = RidgePoint(a);
   j["effective_ridge_point_flop_per_byte"] = EffectiveRidgePoint(a);
   j["batch"] = a.batch;
+  j["runtime"] = as.runtime;
+  j["runtime_name"] = as.runtime_name;
+  j["kernel_model"] = as.kernel_model;
   root["assumptions"] = std::move(j);
 
   Json layers = Json::array();
@@ -109,10 +112,35 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& a) {
     x["t_overhead_s"] = l.t_overhead_s;
     x["latency_s"] = l.latency_s;
     x["bound"] = l.skipped ? "skipped" : std::string(BoundName(l.bound));
+    x["regime"] = std::string(RegimeName(l.regime));
+    x["overhead_share"] = l.latency_s > 0 ? l.t_overhead_s / l.latency_s : 0.0;
+    x["overhead_dominated"] = l.overhead_dominated;
+    x["host"] = l.host;
+    x["kernel"] = l.kernel >= 0 ? Json(l.kernel) : Json(nullptr);
     x["note"] = l.cost.note;
     layers.push_back(std::move(x));
   }
   root["layers"] = std::move(layers);
+
+  Json kernels = Json::array();
+  for (const KernelResult& k : a.kernels) {
+    Json x;
+    x["name"] = k.name;
+    x["fusion"] = k.fusion;
+    x["class"] = std::string(KernelClassName(k.work.kind));
+    x["layers"] = k.layers;
+    x["flops"] = k.work.Flops();
+    x["bytes"] = k.work.bytes;
+    x["t_compute_s"] = k.time.t_compute_s;
+    x["t_memory_s"] = k.time.t_memory_s;
+    x["t_overhead_s"] = k.time.t_overhead_s;
+    x["latency_s"] = k.time.latency_s;
+    x["regime"] = std::string(RegimeName(k.time.regime));
+    x["bound"] = std::string(BoundName(k.bound));
+    x["tile_wave_efficiency"] = k.time.tile_wave_efficiency;
+    kernels.push_back(std::move(x));
+  }
+  root["kernels"] = std::move(kernels);
 
   Json y;
   y["layers"] = s.layers;
@@ -137,6 +165,11 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& a) {
   y["compute_bound_time_s"] = s.compute_bound_time_s;
   y["memory_bound_time_s"] = s.memory_bound_time_s;
   y["overhead_bound_time_s"] = s.overhead_bound_time_s;
+  y["overhead_dominated_layers"] = s.overhead_bound_layers;
+  y["overhead_s"] = s.overhead_s;
+  y["per_inference_s"] = s.per_inference_s;
+  y["host_layers"] = s.host_layers;
+  y["kernels"] = s.kernels;
   root["summary"] = std::move(y);
   return root;
 }

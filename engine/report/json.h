@@ -10,7 +10,7 @@
 namespace ridgeline::engine::report {
 
 // Version of the JSON layout; bumped only on incompatible changes.
-inline constexpr int kJsonSchemaVersion = 1;
+inline constexpr int kJsonSchemaVersion = 2;
 
 nlohmann::ordered_json AnalysisToJson(const Analysis& analysis);
 

@@ -95,11 +95,14 @@ TextTable BuildLayerTable(const Analysis& analysis,
     }
   } else {
     std::vector<size_t> timed;
-    std::map<std::string, int> view_ops;
-    int views = 0;
+    std::map<std::string, int> view_ops, host_ops;
+    int views = 0, hosts = 0;
     for (size_t i = 0; i < layers.size(); ++i) {
       if (layers[i].skipped) continue;
-      if (layers[i].cost.view || layers[i].latency_s == 0) {
+      if (layers[i].host) {
+        ++hosts;
+        ++host_ops[layers[i].op_type];
+      } else if (layers[i].cost.view || layers[i].latency_s == 0) {
         ++views;
         ++view_ops[layers[i].op_type];
       } else {
@@ -126,6 +129,15 @@ TextTable BuildLayerTable(const Analysis& analysis,
       row.push_back("");
       table.rows.push_back(std::move(row));
     }
+    if (hosts > 0) {
+      std::string ops;
+      for (const auto& [op, n] : host_ops) {
+        ops += fmt::format("{}{} x{}", ops.empty() ? "" : ", ", op, n);
+      }
+      table.rows.push_back(
+          {"", fmt::format("host shape arithmetic ({}: {})", hosts, ops), "",
+           "", "-", "-", "-", "0 s", "0 s", "0 s", FormatPercent(0), "host"});
+    }
     if (views > 0) {
       std::string ops;
       for (const auto& [op, n] : view_ops) {
@@ -138,8 +150,8 @@ TextTable BuildLayerTable(const Analysis& analysis,
     }
   }
   const double dispatch = analysis.assumptions.dispatch_tax_s;
-  table.rows.push_back({"", "dispatch tax (once per inference)", "", "", "", "",
-                        "", "", "", FormatSeconds(dispatch),
+  table.rows.push_back({"", "per-inference cost (dispatch, sync)", "", "", "",
+                        "", "", "", "", FormatSeconds(dispatch),
                         total > 0 ? FormatPercent(dispatch / total) : "-",
                         "overhead"});
   return table;

@@ -54,10 +54,12 @@ Items SummaryItems(const Analysis& a) {
   items.emplace_back("hardware",
                      fmt::format("{} ({})", a.hardware.name, a.hardware.key));
   items.emplace_back("latency",
-                     fmt::format("{} (layers {} + dispatch tax {})",
-                                 FormatSeconds(s.latency_s),
+                     fmt::format("{} ({} kernels {} + per inference {}; "
+                                 "overhead {} of it)",
+                                 FormatSeconds(s.latency_s), s.kernels,
                                  FormatSeconds(s.latency_s - as.dispatch_tax_s),
-                                 FormatSeconds(as.dispatch_tax_s)));
+                                 FormatSeconds(as.dispatch_tax_s),
+                                 Share(s.overhead_s, s.latency_s)));
   items.emplace_back("throughput",
                      fmt::format("{} samples/s (batch {} / latency)",
                                  FormatNumber(s.throughput_per_s), a.batch));
@@ -81,20 +83,20 @@ Items SummaryItems(const Analysis& a) {
           "{} (achieved {} over the {} peak {})", FormatPercent(s.mfu),
           FormatSi(s.latency_s > 0 ? s.flops / s.latency_s : 0, "FLOP/s"),
           as.peak_precision, FormatSi(as.peak_flops_per_s, "FLOP/s")));
-  const double layer_time =
-      s.compute_bound_time_s + s.memory_bound_time_s + s.overhead_bound_time_s;
+  const double layer_time = s.compute_bound_time_s + s.memory_bound_time_s;
   const double bound_time = s.bound == Bound::kCompute ? s.compute_bound_time_s
-                            : s.bound == Bound::kMemory
-                                ? s.memory_bound_time_s
-                                : s.overhead_bound_time_s;
+                                                       : s.memory_bound_time_s;
   items.emplace_back(
       "bound", s.bound == Bound::kNone
                    ? "none"
                    : fmt::format("{} ({} of layer time)", BoundName(s.bound),
                                  Share(bound_time, layer_time)));
   items.emplace_back(
-      "layers", fmt::format("{} timed, {} zero-latency views, {} skipped",
-                            s.layers, s.view_layers, s.skipped_layers.size()));
+      "layers",
+      fmt::format("{} non-view ({} on the host: shape arithmetic), {} "
+                  "kernels, {} zero-latency views, {} skipped",
+                  s.layers, s.host_layers, s.kernels, s.view_layers,
+                  s.skipped_layers.size()));
   items.emplace_back("parameters",
                      fmt::format("{} (elements of all initializers)",
                                  FormatSi(static_cast<double>(s.params), "")));
@@ -115,8 +117,7 @@ Items SummaryItems(const Analysis& a) {
 Items RooflineItems(const Analysis& a) {
   const Summary& s = a.summary;
   const Assumptions& as = a.assumptions;
-  const double layer_time =
-      s.compute_bound_time_s + s.memory_bound_time_s + s.overhead_bound_time_s;
+  const double layer_time = s.compute_bound_time_s + s.memory_bound_time_s;
   Items items;
   items.emplace_back(
       "ridge point",
@@ -140,9 +141,10 @@ Items RooflineItems(const Analysis& a) {
       fmt::format("{} ({}, {} of layer time)", s.compute_bound_layers,
                   FormatSeconds(s.compute_bound_time_s),
                   Share(s.compute_bound_time_s, layer_time)));
-  items.emplace_back("overhead-bound layers",
-                     fmt::format("{} ({}, {} of layer time; the per-layer tax "
-                                 "exceeds both roofline terms)",
+  items.emplace_back("overhead-dominated",
+                     fmt::format("{} of these layers ({}, {} of layer time; "
+                                 "fixed kernel cost, launch or tax exceeds "
+                                 "both roofline terms)",
                                  s.overhead_bound_layers,
                                  FormatSeconds(s.overhead_bound_time_s),
                                  Share(s.overhead_bound_time_s, layer_time)));
@@ -161,6 +163,9 @@ Items AssumptionItems(const Analysis& a) {
                         "convention"
                       : "1 multiply-accumulate = 1 FLOP, the MAC-count "
                         "convention"));
+  items.emplace_back("runtime", fmt::format("{} ({}; --runtime)", as.runtime,
+                                            as.runtime_name));
+  items.emplace_back("kernel model", as.kernel_model);
   std::string ce =
       fmt::format("{:g} of peak (--efficiency)", as.compute_efficiency);
   if (!hw.compute_efficiency_by_op.empty()) {
@@ -175,9 +180,11 @@ Items AssumptionItems(const Analysis& a) {
           Overrides(hw.memory_efficiency_by_op);
   }
   items.emplace_back("memory efficiency", me);
-  items.emplace_back("per-layer tax",
-                     fmt::format("{} per non-view layer (--layer-tax-us)",
-                                 FormatSeconds(as.per_layer_tax_s)));
+  if (as.per_layer_tax_s > 0) {
+    items.emplace_back("per-layer tax",
+                       fmt::format("{} per non-view layer (--layer-tax-us)",
+                                   FormatSeconds(as.per_layer_tax_s)));
+  }
   items.emplace_back(
       "dispatch tax",
       fmt::format("{} once per inference ({})",
@@ -200,9 +207,15 @@ Items AssumptionItems(const Analysis& a) {
                      FormatSi(as.memory_bandwidth_bytes_per_s, "B/s"));
   items.emplace_back(
       "timing model",
-      "latency = max(T_compute, T_memory) + per-layer tax; T_compute = FLOPs "
-      "/ (efficiency x peak); T_memory = bytes / (memory efficiency x "
-      "bandwidth); model = sum of layers + dispatch tax");
+      a.pricing.runtime.size_aware
+          ? "kernels of the runtime (fusion, host shape ops, in-place KV "
+            "append); matrix: max(C', M) + (1-overlap) min(C', M) + fixed, "
+            "C' with tile/wave quantization; memory kernels: max(C, M) + "
+            "fixed; then launch (max) or CUDA-graph gap (+); model = sum of "
+            "kernels + per-inference cost (README, Execution model)"
+          : "latency = max(T_compute, T_memory) + per-layer tax; T_compute = "
+            "FLOPs / (efficiency x peak); T_memory = bytes / (memory "
+            "efficiency x bandwidth); model = sum of layers + dispatch tax");
   items.emplace_back("hardware source",
                      hw.source.empty() ? "(not given)" : hw.source);
   return items;

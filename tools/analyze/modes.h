@@ -30,8 +30,9 @@ struct RunContext {
   const Options* options = nullptr;
   const std::vector<engine::Hardware>* catalog = nullptr;  // --hw lookups
   engine::Hardware hw;                                     // the first device
-  std::optional<zoo::ModelEntry> zoo_entry;                // --zoo NAME
-  std::string model_name;  // the path, or "zoo:NAME"
+  engine::Runtime runtime;  // the runtime profile the analysis ran with
+  std::optional<zoo::ModelEntry> zoo_entry;  // --zoo NAME
+  std::string model_name;                    // the path, or "zoo:NAME"
   graph::Graph graph;
   engine::AnalyzeOptions analyze;  // the options the analysis ran with
   engine::Analysis analysis;

@@ -106,11 +106,19 @@ absl::Status ApplyFraction(std::string_view flag, std::string_view v,
 }
 
 absl::Status ApplyEfficiency(Options& o, std::string_view v) {
-  return ApplyFraction("--efficiency", v, &o.analyze.compute_efficiency);
+  absl::Status s =
+      ApplyFraction("--efficiency", v, &o.analyze.compute_efficiency);
+  if (s.ok())
+    o.analyze.overrides.compute_efficiency = o.analyze.compute_efficiency;
+  return s;
 }
 
 absl::Status ApplyMemoryEfficiency(Options& o, std::string_view v) {
-  return ApplyFraction("--memory-efficiency", v, &o.analyze.memory_efficiency);
+  absl::Status s =
+      ApplyFraction("--memory-efficiency", v, &o.analyze.memory_efficiency);
+  if (s.ok())
+    o.analyze.overrides.memory_efficiency = o.analyze.memory_efficiency;
+  return s;
 }
 
 std::optional<double> Microseconds(std::string_view v) {
@@ -123,6 +131,7 @@ absl::Status ApplyLayerTax(Options& o, std::string_view v) {
   std::optional<double> s = Microseconds(v);
   if (!s) return Bad("--layer-tax-us", v, "microseconds >= 0");
   o.analyze.per_layer_tax_s = *s;
+  o.analyze.overrides.per_node_tax_s = *s;
   return absl::OkStatus();
 }
 
@@ -229,13 +238,28 @@ constexpr Flag kFlags[] = {
      "FLOPs counted per multiply-accumulate (default 2, the vendors' "
      "convention)",
      ApplyFlopsPerMac},
-    {"--efficiency", "E", "fraction of peak compute attained (default 0.5)",
+    {"--runtime", "NAME|FILE.json",
+     "runtime profile that maps the graph to kernels and prices them: "
+     "compiled|eager|tensorrt|ort-cpu|mlsysim or a profile file (default: "
+     "compiled on a GPU, ort-cpu on a CPU; see --list-runtimes)",
+     [](Options& o, std::string_view v) {
+       if (v.empty()) return Bad("--runtime", v, "a runtime name or FILE.json");
+       o.runtime = std::string(v);
+       return absl::OkStatus();
+     }},
+    {"--list-runtimes", "", "print the built-in runtime profiles and exit",
+     [](Options& o, std::string_view) { return SetSwitch(&o.list_runtimes); }},
+    {"--efficiency", "E",
+     "override: fraction of peak compute attained (flat runtimes: replaces "
+     "their efficiency; size-aware: the device's fitted matrix efficiency)",
      ApplyEfficiency},
     {"--memory-efficiency", "E",
-     "fraction of memory bandwidth attained (default 1.0)",
+     "override: fraction of memory bandwidth attained (replaces the "
+     "runtime's or the device's fitted value)",
      ApplyMemoryEfficiency},
     {"--layer-tax-us", "U",
-     "fixed framework cost per non-view layer, microseconds (default 10)",
+     "override: per-node tax of a flat runtime, or per-kernel launch cost "
+     "(no CUDA graphs) of a size-aware one, microseconds",
      ApplyLayerTax},
     {"--dispatch-tax-us", "U",
      "once-per-inference dispatch cost, microseconds (default: the device's)",
@@ -273,7 +297,8 @@ constexpr Flag kFlags[] = {
     {"--mlsysim", "",
      "mlsysim's assumptions: 1 FLOP per MAC, efficiency 0.5, memory "
      "efficiency 1, 10 us per layer, its whole-model formula (implies "
-     "--whole-model; flags after it override)",
+     "--whole-model and --runtime mlsysim unless --runtime is given; "
+     "flags after it override)",
      [](Options& o, std::string_view) {
        o.analyze.flops_per_mac = 1;
        o.analyze.compute_efficiency = 0.5;
@@ -292,6 +317,17 @@ constexpr Flag kFlags[] = {
     {"--weights", "P", "quantization what-if: weights at int8|int4|fp8|fp16",
      [](Options& o, std::string_view v) {
        return ApplyChoice("--weights", "int8|int4|fp8|fp16", v, &o.weights);
+     }},
+    {"--int4-group", "N",
+     "with --weights int4: elements per fp16 scale (default 128; gpt-fast "
+     "uses 32, torchao 64)",
+     [](Options& o, std::string_view v) {
+       std::optional<int64_t> n = ParseInt(v);
+       if (!n || *n < 1 || *n > (int64_t{1} << 30)) {
+         return Bad("--int4-group", v, "an integer >= 1");
+       }
+       o.int4_group = *n;
+       return absl::OkStatus();
      }},
     {"--activations", "P", "quantization what-if: activations at int8|fp8|fp16",
      [](Options& o, std::string_view v) {
@@ -414,6 +450,13 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
     if (!o.model_path.empty()) {
       return absl::InvalidArgumentError(
           "--list-hw takes no model; run it on its own");
+    }
+    return o;
+  }
+  if (o.list_runtimes) {
+    if (!o.model_path.empty() || !o.zoo.empty()) {
+      return absl::InvalidArgumentError(
+          "--list-runtimes takes no model; run it on its own");
     }
     return o;
   }

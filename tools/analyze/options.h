@@ -19,8 +19,12 @@
 namespace ridgeline::tools::analyze {
 
 struct Options {
-  bool help = false;       // -h, --help
-  bool list_hw = false;    // --list-hw
+  bool help = false;           // -h, --help
+  bool list_hw = false;        // --list-hw
+  bool list_runtimes = false;  // --list-runtimes
+  // --runtime NAME|FILE.json; empty: the device's default ("compiled" on a
+  // GPU, "ort-cpu" on a CPU; "mlsysim" with --mlsysim).
+  std::string runtime;
   std::string model_path;  // the positional MODEL.onnx
   // --hw NAME (key, display name or alias; case-insensitive). A list
   // "a,b" is parsed for later multi-device reports; analysis takes one.
@@ -47,11 +51,12 @@ struct Options {
   // Sweeps (sweep_mode.cc): "batch=LIST" or "hw=A,B".
   std::string sweep;
   // What-ifs (whatif_mode.cc). Empty = not asked.
-  std::string fuse;         // --fuse KINDS
-  std::string weights;      // --weights P
-  std::string activations;  // --activations P
-  std::string kv_cache;     // --kv-cache P
-  bool what_if = false;     // --what-if
+  std::string fuse;          // --fuse KINDS
+  std::string weights;       // --weights P
+  std::string activations;   // --activations P
+  std::string kv_cache;      // --kv-cache P
+  int64_t int4_group = 128;  // --int4-group N: elements per int4 scale
+  bool what_if = false;      // --what-if
   // Measured (measured_mode.cc).
   std::string measured_path;  // --measured PROFILE.json
   bool fit = false;           // --fit

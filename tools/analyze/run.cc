@@ -14,6 +14,7 @@
 #include "importers/onnx_importer.h"
 #include "tools/analyze/modes.h"
 #include "zoo/hardware_catalog.h"
+#include "zoo/runtime_catalog.h"
 
 namespace ridgeline::tools::analyze {
 namespace {
@@ -139,6 +140,14 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
   const std::string cannot_open =
       fmt::format("{}: cannot open for writing", options.output_path);
 
+  if (options.list_runtimes) {
+    absl::StatusOr<std::vector<engine::Runtime>> runtimes =
+        zoo::RuntimeCatalog();
+    if (!runtimes.ok()) return Fail(err, MessageOf(runtimes.status()));
+    if (!open_output()) return Fail(err, cannot_open);
+    engine::report::WriteRuntimeList(*runtimes, options.format, *sink);
+    return finish();
+  }
   if (options.list_zoo) {
     absl::StatusOr<std::string> list = ListZoo();
     if (!list.ok()) return Fail(err, MessageOf(list.status()));
@@ -182,6 +191,17 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
     }
   }
 
+  {
+    const std::string name =
+        !options.runtime.empty()
+            ? options.runtime
+            : std::string(options.mlsysim ? "mlsysim"
+                                          : zoo::DefaultRuntimeKey(ctx.hw));
+    absl::StatusOr<engine::Runtime> runtime = zoo::ResolveRuntime(name);
+    if (!runtime.ok()) return Fail(err, MessageOf(runtime.status()));
+    ctx.runtime = *std::move(runtime);
+  }
+
   if (absl::Status s = LoadModel(&ctx); !s.ok()) {
     return Fail(err, MessageOf(s));
   }
@@ -190,6 +210,7 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
   }
 
   ctx.analyze = options.analyze;
+  ctx.analyze.runtime = &ctx.runtime;
   ctx.analyze.batch = GraphBatch(ctx.graph, options, err);
   absl::StatusOr<engine::Analysis> analysis =
       engine::Analyze(ctx.graph, ctx.hw, ctx.analyze);

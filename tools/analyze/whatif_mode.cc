@@ -28,6 +28,7 @@ engine::QuantizeOptions QuantizeOptionsOf(const Options& o) {
   q.weights = o.weights;
   q.activations = o.activations;
   q.kv_cache = o.kv_cache;
+  q.int4_group_size = o.int4_group;
   return q;
 }
 

@@ -1,0 +1,223 @@
+#include "engine/kernel_fit.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "fmt/format.h"
+
+namespace ridgeline::engine {
+namespace {
+
+std::vector<std::string_view> SplitTabs(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  while (true) {
+    const size_t tab = line.find('\t', start);
+    out.push_back(line.substr(start, tab - start));
+    if (tab == std::string_view::npos) break;
+    start = tab + 1;
+  }
+  return out;
+}
+
+bool ToDouble(std::string_view s, double* out) {
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && end == s.data() + s.size() &&
+         std::isfinite(*out) && *out >= 0;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double Loss(const std::vector<KernelSample>& samples, const Hardware& hw,
+            const KernelModel& m, int skip) {
+  double loss = 0;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (static_cast<int>(i) == skip) continue;
+    if (samples[i].work.kind != KernelClass::kMatrix) continue;  // held out
+    const double r =
+        std::log(PredictKernel(samples[i], hw, m) / samples[i].measured_s);
+    loss += r * r;
+  }
+  return loss;
+}
+
+// Coordinate descent from `start`: a 41-point grid per parameter around the
+// current value, the window shrinking every round.
+KernelModel Descend(const std::vector<KernelSample>& samples,
+                    const Hardware& hw, KernelModel m, int skip) {
+  struct Param {
+    double* value;
+    double lo, hi;
+  };
+  std::vector<Param> params = {{&m.matrix_efficiency, 0.3, 1.0},
+                               {&m.memory_efficiency, 0.3, 1.0},
+                               {&m.kernel_fixed_s, 0.0, 20e-6},
+                               {&m.matrix_overlap, 0.0, 1.0}};
+  for (Param& p : params) *p.value = std::clamp(*p.value, p.lo, p.hi);
+  double window = 1.0;
+  for (int round = 0; round < 24; ++round) {
+    for (Param& p : params) {
+      const double span = (p.hi - p.lo) * window;
+      const double center = *p.value;
+      double best = *p.value, best_loss = Loss(samples, hw, m, skip);
+      for (int g = 0; g <= 40; ++g) {
+        const double v =
+            std::clamp(center - span / 2 + span * g / 40.0, p.lo, p.hi);
+        *p.value = v;
+        const double l = Loss(samples, hw, m, skip);
+        if (l < best_loss) {
+          best_loss = l;
+          best = v;
+        }
+      }
+      *p.value = best;
+    }
+    window *= 0.6;
+  }
+  return m;
+}
+
+// The best descent over a 3 x 3 grid of starts in (memory efficiency, fixed
+// cost), the two constants that trade off against each other.
+KernelModel Fit(const std::vector<KernelSample>& samples, const Hardware& hw,
+                int skip) {
+  KernelModel best = hw.kernel_model;
+  double best_loss = -1;
+  for (double e : {0.7, 0.8, 0.9}) {
+    for (double fixed : {2e-6, 5e-6, 8e-6}) {
+      KernelModel start = hw.kernel_model;
+      start.memory_efficiency = e;
+      start.kernel_fixed_s = fixed;
+      const KernelModel m = Descend(samples, hw, start, skip);
+      const double l = Loss(samples, hw, m, skip);
+      if (best_loss < 0 || l < best_loss) {
+        best_loss = l;
+        best = m;
+      }
+    }
+  }
+  best.fitted = true;
+  return best;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<KernelSample>> ParseKernelSamples(
+    std::string_view text, std::string_view origin) {
+  std::vector<KernelSample> out;
+  bool header = false;
+  int line_no = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++line_no;
+    if (line.empty() || line.front() == '#') continue;
+    if (!header) {
+      header = true;
+      continue;
+    }
+    auto error = [&](std::string_view problem) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}:{}: {}", origin, line_no, problem));
+    };
+    const std::vector<std::string_view> f = SplitTabs(line);
+    if (f.size() != 11) return error("expected 11 tab-separated fields");
+    KernelSample s;
+    s.id = std::string(f[0]);
+    s.hw = std::string(f[1]);
+    s.precision = std::string(f[3]);
+    if (!ToDouble(f[9], &s.measured_s) || s.measured_s <= 0) {
+      return error("measured_s must be a positive number");
+    }
+    const double elem = s.precision == "fp32"                           ? 4
+                        : s.precision == "fp8" || s.precision == "int8" ? 1
+                                                                        : 2;
+    if (f[2] == "gemm") {
+      double m = 0, n = 0, k = 0;
+      if (!ToDouble(f[4], &m) || !ToDouble(f[5], &n) || !ToDouble(f[6], &k) ||
+          m < 1 || n < 1 || k < 1) {
+        return error("gemm rows need m, n, k >= 1");
+      }
+      s.work.kind = KernelClass::kMatrix;
+      s.work.gemm = {1, m, n, k};
+      s.work.matrix_flops = 2 * m * n * k;
+      s.work.bytes = (m * k + k * n + m * n) * elem;
+      s.work.weight_bytes = k * n * elem;
+    } else if (f[2] == "attention") {
+      s.work.kind = KernelClass::kAttention;
+      if (!ToDouble(f[7], &s.work.matrix_flops) ||
+          !ToDouble(f[8], &s.work.bytes) || s.work.bytes <= 0) {
+        return error("attention rows need flops and bytes");
+      }
+    } else {
+      return error(fmt::format("unknown kind '{}' (gemm|attention)", f[2]));
+    }
+    out.push_back(std::move(s));
+  }
+  if (!header) {
+    return absl::InvalidArgumentError(fmt::format("{}: no header", origin));
+  }
+  return out;
+}
+
+double PredictKernel(const KernelSample& sample, const Hardware& hardware,
+                     const KernelModel& model) {
+  Pricing p;
+  p.runtime.size_aware = true;
+  p.runtime.cuda_graphs = true;  // device time only: no launch, no gap
+  p.model = model;
+  p.peak_flops_per_s = hardware.PeakFlops(sample.precision).value_or(0);
+  p.vector_flops_per_s =
+      hardware.PeakFlops("fp32").value_or(p.peak_flops_per_s);
+  p.memory_bandwidth_bytes_per_s = hardware.memory_bandwidth_bytes_per_s;
+  return TimeKernel(sample.work, p).latency_s;
+}
+
+absl::StatusOr<KernelFitResult> FitKernelModel(
+    const std::vector<KernelSample>& samples, const Hardware& hardware) {
+  if (samples.size() < 3) {
+    return absl::InvalidArgumentError(
+        fmt::format("fitting {} needs at least 3 kernel measurements (got {})",
+                    hardware.name, samples.size()));
+  }
+  for (const KernelSample& s : samples) {
+    if (!hardware.PeakFlops(s.precision).ok()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "{}: {} lists no {} peak", s.id, hardware.name, s.precision));
+    }
+  }
+  KernelFitResult r;
+  r.model = Fit(samples, hardware, -1);
+  std::vector<double> errors, loo_errors;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    KernelFitRow row;
+    row.id = samples[i].id;
+    row.measured_s = samples[i].measured_s;
+    row.predicted_s = PredictKernel(samples[i], hardware, r.model);
+    // Rows outside the fit (attention) are out of sample already.
+    row.loo_predicted_s =
+        samples[i].work.kind == KernelClass::kMatrix
+            ? PredictKernel(samples[i], hardware,
+                            Fit(samples, hardware, static_cast<int>(i)))
+            : row.predicted_s;
+    errors.push_back(std::abs(row.predicted_s / row.measured_s - 1));
+    loo_errors.push_back(std::abs(row.loo_predicted_s / row.measured_s - 1));
+    r.rows.push_back(row);
+  }
+  r.median_abs_error = Median(errors);
+  r.max_abs_error = *std::max_element(errors.begin(), errors.end());
+  r.loo_median_abs_error = Median(loo_errors);
+  r.loo_max_abs_error = *std::max_element(loo_errors.begin(), loo_errors.end());
+  return r;
+}
+
+}  // namespace ridgeline::engine

@@ -1,0 +1,151 @@
+#include "engine/kernel_plan.h"
+
+#include <string_view>
+
+#include "absl/container/flat_hash_set.h"
+#include "graph/dtype.h"
+
+namespace ridgeline::engine {
+namespace {
+
+constexpr int64_t kSmallHostElements = 64;
+
+bool OneOf(std::string_view op, std::initializer_list<std::string_view> set) {
+  for (std::string_view s : set) {
+    if (op == s) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<bool> FindHostNodes(const graph::Graph& graph) {
+  const size_t n = graph.nodes().size();
+  std::vector<bool> host(n, false);
+  // A tensor is host-derived when its value is known without device work.
+  auto host_derived = [&](int t) {
+    const graph::Tensor& tensor = graph.tensor(t);
+    if (tensor.int_values.has_value()) return true;
+    if (tensor.kind == graph::TensorKind::kInitializer) return true;
+    if (tensor.producer < 0) return false;  // a graph input
+    return static_cast<bool>(host[tensor.producer]);
+  };
+  for (int i : graph.topological_order()) {
+    const graph::Node& node = graph.node(i);
+    if (!node.domain.empty() && node.domain != "ai.onnx") continue;
+    if (OneOf(node.op_type, {"Shape", "Size", "Constant"})) {
+      host[i] = true;
+      continue;
+    }
+    if (OneOf(node.op_type, {"If", "Loop", "Scan"})) continue;
+    bool any_output = false, all_folded = true, all_integer = true;
+    bool outputs_known = true;
+    int64_t elements = 0;
+    for (int t : node.outputs) {
+      if (t < 0) continue;
+      const graph::Tensor& out = graph.tensor(t);
+      any_output = true;
+      if (!out.int_values.has_value()) all_folded = false;
+      if (graph::IsFloating(out.dtype)) all_integer = false;
+      if (!out.shape_known) {
+        outputs_known = false;
+      } else {
+        elements += out.NumElements();
+      }
+    }
+    if (!any_output) continue;
+    if (all_folded) {
+      host[i] = true;
+      continue;
+    }
+    bool inputs_host = true, any_input = false;
+    for (int t : node.inputs) {
+      if (t < 0) continue;
+      any_input = true;
+      if (!host_derived(t)) inputs_host = false;
+    }
+    if (!any_input || !inputs_host) continue;
+    if (all_integer || (outputs_known && elements <= kSmallHostElements)) {
+      host[i] = true;
+    }
+  }
+  return host;
+}
+
+bool IsKvAppend(const graph::Graph& graph, int node) {
+  const graph::Node& n = graph.node(node);
+  if (n.op_type != "Concat" || !n.domain.empty()) return false;
+  if (n.outputs.empty() || n.outputs[0] < 0) return false;
+  bool is_output = false;
+  for (int t : graph.outputs()) is_output |= t == n.outputs[0];
+  if (!is_output) return false;
+  int past = 0;
+  for (int t : n.inputs) {
+    if (t >= 0 && graph.tensor(t).kind == graph::TensorKind::kGraphInput) {
+      ++past;
+    }
+  }
+  return past == 1 && n.NumPresentInputs() >= 2;
+}
+
+double KvAppendBytes(const graph::Graph& graph, int node,
+                     const TensorPricer& pricer) {
+  double bytes = 0;
+  for (int t : graph.node(node).inputs) {
+    if (t < 0) continue;
+    const graph::Tensor& tensor = graph.tensor(t);
+    if (tensor.kind == graph::TensorKind::kGraphInput) continue;
+    bytes += 2 * pricer.TensorBytes(graph, tensor);
+  }
+  return bytes;
+}
+
+KernelClass ClassOfNode(const graph::Node& node, const Cost& cost) {
+  const std::string_view op = node.op_type;
+  if (cost.macs > 0) {
+    const GemmShape& g = cost.gemm;
+    if (g.batch > 0 && (g.n < 16 || g.k < 16)) return KernelClass::kElementwise;
+    if (OneOf(op, {"Attention", "MultiHeadAttention", "GroupQueryAttention",
+                   "PackedAttention", "DecoderMaskedMultiHeadAttention"})) {
+      return KernelClass::kAttention;
+    }
+    return KernelClass::kMatrix;
+  }
+  if (op.starts_with("Reduce") || OneOf(op, {"Softmax",
+                                             "LogSoftmax",
+                                             "LayerNormalization",
+                                             "SimplifiedLayerNormalization",
+                                             "SkipLayerNormalization",
+                                             "SkipSimplifiedLayerNormalization",
+                                             "RMSNormalization",
+                                             "GroupNormalization",
+                                             "InstanceNormalization",
+                                             "LpNormalization",
+                                             "MeanVarianceNormalization",
+                                             "MaxPool",
+                                             "AveragePool",
+                                             "GlobalAveragePool",
+                                             "GlobalMaxPool",
+                                             "LpPool",
+                                             "ArgMax",
+                                             "ArgMin",
+                                             "TopK",
+                                             "CumSum",
+                                             "NonMaxSuppression",
+                                             "Hardmax"})) {
+    return KernelClass::kReduction;
+  }
+  if (OneOf(op, {"Concat",         "Slice",        "Gather",
+                 "GatherElements", "GatherND",     "Transpose",
+                 "Expand",         "Pad",          "Tile",
+                 "Split",          "ScatterND",    "ScatterElements",
+                 "Scatter",        "DepthToSpace", "SpaceToDepth",
+                 "Resize",         "Upsample",     "Compress",
+                 "NonZero",        "Trilu",        "ReverseSequence",
+                 "Col2Im"})) {
+    return KernelClass::kMovement;
+  }
+  return KernelClass::kElementwise;
+}
+
+}  // namespace ridgeline::engine

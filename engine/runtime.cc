@@ -1,0 +1,277 @@
+#include "engine/runtime.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+
+namespace ridgeline::engine {
+namespace {
+
+using Json = nlohmann::json;
+
+absl::Status FieldError(std::string_view origin, std::string_view field,
+                        std::string_view problem) {
+  return absl::InvalidArgumentError(
+      fmt::format("{}: field '{}': {}", origin, field, problem));
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+absl::StatusOr<double> Number(const Json& v, std::string_view origin,
+                              std::string_view field, double max) {
+  if (!v.is_number()) {
+    return FieldError(origin, field,
+                      fmt::format("must be a number (got {})", v.dump()));
+  }
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x < 0 || x > max) {
+    return FieldError(origin, field,
+                      fmt::format("must be in [0, {}] (got {})", max, x));
+  }
+  return x;
+}
+
+absl::StatusOr<bool> Bool(const Json& v, std::string_view origin,
+                          std::string_view field) {
+  if (!v.is_boolean()) return FieldError(origin, field, "must be true/false");
+  return v.get<bool>();
+}
+
+absl::Status FractionMap(const Json& v, std::string_view origin,
+                         std::string_view field,
+                         absl::flat_hash_map<std::string, double>* out) {
+  if (!v.is_object()) return FieldError(origin, field, "must be an object");
+  for (const auto& [k, x] : v.items()) {
+    absl::StatusOr<double> f =
+        Number(x, origin, fmt::format("{}.{}", field, k), 1);
+    if (!f.ok()) return f.status();
+    if (*f <= 0) {
+      return FieldError(origin, fmt::format("{}.{}", field, k),
+                        "must be in (0, 1]");
+    }
+    (*out)[k] = *f;
+  }
+  return absl::OkStatus();
+}
+
+constexpr double kMaxSeconds = 1.0;  // no per-kernel cost is a second
+
+}  // namespace
+
+absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
+                                         std::string_view origin) {
+  Json j;
+  try {
+    j = Json::parse(json.begin(), json.end());
+  } catch (const Json::parse_error& e) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: not valid JSON (at byte {})", origin, e.byte));
+  }
+  if (!j.is_object()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: a runtime profile must be a JSON object", origin));
+  }
+  Runtime r;
+  bool has_key = false, has_name = false;
+  for (const auto& [field, v] : j.items()) {
+    absl::Status s = absl::OkStatus();
+    auto set_number = [&](double* out, double max) {
+      absl::StatusOr<double> x = Number(v, origin, field, max);
+      if (!x.ok()) return x.status();
+      *out = *x;
+      return absl::OkStatus();
+    };
+    auto set_bool = [&](bool* out) {
+      absl::StatusOr<bool> x = Bool(v, origin, field);
+      if (!x.ok()) return x.status();
+      *out = *x;
+      return absl::OkStatus();
+    };
+    auto set_string = [&](std::string* out) {
+      if (!v.is_string() || v.get<std::string>().empty()) {
+        return FieldError(origin, field, "must be a non-empty string");
+      }
+      *out = v.get<std::string>();
+      return absl::OkStatus();
+    };
+    if (field == "key") {
+      s = set_string(&r.key);
+      r.key = Lower(r.key);
+      has_key = true;
+    } else if (field == "name") {
+      s = set_string(&r.name);
+      has_name = true;
+    } else if (field == "summary") {
+      s = set_string(&r.summary);
+    } else if (field == "device") {
+      s = set_string(&r.device);
+      if (s.ok() && r.device != "gpu" && r.device != "cpu" &&
+          r.device != "any") {
+        s = FieldError(origin, field, "must be gpu, cpu or any");
+      }
+    } else if (field == "aliases") {
+      if (!v.is_array()) {
+        s = FieldError(origin, field, "must be an array of strings");
+      } else {
+        for (const Json& a : v) {
+          if (!a.is_string() || a.get<std::string>().empty()) {
+            s = FieldError(origin, field, "must be an array of strings");
+            break;
+          }
+          r.aliases.push_back(Lower(a.get<std::string>()));
+        }
+      }
+    } else if (field == "fusion") {
+      if (!v.is_array()) {
+        s = FieldError(origin, field, "must be an array of fusion kinds");
+      } else {
+        std::string list;
+        for (const Json& k : v) {
+          if (!k.is_string()) {
+            s = FieldError(origin, field, "must be an array of strings");
+            break;
+          }
+          if (!list.empty()) list += ",";
+          list += k.get<std::string>();
+        }
+        if (s.ok()) {
+          absl::StatusOr<FusionKinds> kinds =
+              ParseFusionKinds(list.empty() ? "none" : list);
+          if (!kinds.ok()) {
+            s = FieldError(origin, field,
+                           "expected epilogue, elementwise, attention");
+          } else {
+            r.fusion = *kinds;
+          }
+        }
+      }
+    } else if (field == "kv_append_in_place") {
+      s = set_bool(&r.kv_append_in_place);
+    } else if (field == "host_shape_ops") {
+      s = set_bool(&r.host_shape_ops);
+    } else if (field == "efficiency_model") {
+      if (v == "size-aware") {
+        r.size_aware = true;
+      } else if (v == "flat") {
+        r.size_aware = false;
+      } else {
+        s = FieldError(origin, field, "must be \"size-aware\" or \"flat\"");
+      }
+    } else if (field == "flat_compute_efficiency") {
+      s = set_number(&r.flat_compute_efficiency, 1);
+    } else if (field == "flat_memory_efficiency") {
+      s = set_number(&r.flat_memory_efficiency, 1);
+    } else if (field == "per_node_tax_s") {
+      s = set_number(&r.per_node_tax_s, kMaxSeconds);
+    } else if (field == "kernel_launch_s") {
+      s = set_number(&r.kernel_launch_s, kMaxSeconds);
+    } else if (field == "cuda_graphs") {
+      s = set_bool(&r.cuda_graphs);
+    } else if (field == "kernel_gap_s") {
+      s = set_number(&r.kernel_gap_s, kMaxSeconds);
+    } else if (field == "per_inference_s") {
+      double x = 0;
+      s = set_number(&x, kMaxSeconds);
+      r.per_inference_s = x;
+    } else if (field == "memory_efficiency_by_class") {
+      s = FractionMap(v, origin, field, &r.memory_efficiency_by_class);
+      for (const auto& [k, x] : r.memory_efficiency_by_class) {
+        (void)x;
+        if (s.ok() && k != "elementwise" && k != "reduction" &&
+            k != "movement") {
+          s = FieldError(origin, fmt::format("{}.{}", field, k),
+                         "unknown class (known: elementwise, reduction, "
+                         "movement)");
+        }
+      }
+    } else if (field == "weight_only_bandwidth") {
+      s = FractionMap(v, origin, field, &r.weight_only_bandwidth);
+      for (const auto& [k, x] : r.weight_only_bandwidth) {
+        (void)x;
+        if (s.ok() && k != "int8" && k != "int4") {
+          s = FieldError(origin, fmt::format("{}.{}", field, k),
+                         "unknown weight precision (known: int8, int4)");
+        }
+      }
+    } else if (field == "sources") {
+      if (!v.is_object()) {
+        s = FieldError(origin, field, "must be an object field -> citation");
+      } else {
+        for (const auto& [k, c] : v.items()) {
+          if (!c.is_string()) {
+            s = FieldError(origin, fmt::format("sources.{}", k),
+                           "must be a string");
+            break;
+          }
+          r.sources.emplace_back(k, c.get<std::string>());
+        }
+      }
+    } else {
+      s = FieldError(origin, field, "unknown field");
+    }
+    if (!s.ok()) return s;
+  }
+  if (!has_key) return FieldError(origin, "key", "missing");
+  if (!has_name) return FieldError(origin, "name", "missing");
+  if (r.device.empty()) r.device = "any";
+  return r;
+}
+
+absl::StatusOr<Runtime> LoadRuntimeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(
+        fmt::format("{}: cannot open runtime file", path));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(fmt::format("{}: read error", path));
+  return ParseRuntimeJson(text.str(), path);
+}
+
+absl::StatusOr<Runtime> FindRuntime(const std::vector<Runtime>& catalog,
+                                    std::string_view name) {
+  const std::string lower = Lower(name);
+  for (const Runtime& r : catalog) {
+    if (r.key == lower) return r;
+    if (std::find(r.aliases.begin(), r.aliases.end(), lower) !=
+        r.aliases.end()) {
+      return r;
+    }
+  }
+  std::string known;
+  for (const Runtime& r : catalog) {
+    if (!known.empty()) known += ", ";
+    known += r.key;
+  }
+  return absl::NotFoundError(
+      fmt::format("unknown runtime '{}' (known: {}; or a profile FILE.json)",
+                  name, known.empty() ? "none" : known));
+}
+
+Runtime FlatRuntime(double compute_efficiency, double memory_efficiency,
+                    double per_node_tax_s) {
+  Runtime r;
+  r.key = "flat";
+  r.name = "flat roofline (mlsysim's per-layer formula)";
+  r.device = "any";
+  r.size_aware = false;
+  r.host_shape_ops = false;
+  r.flat_compute_efficiency = compute_efficiency;
+  r.flat_memory_efficiency = memory_efficiency;
+  r.per_node_tax_s = per_node_tax_s;
+  return r;
+}
+
+}  // namespace ridgeline::engine

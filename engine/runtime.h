@@ -1,0 +1,79 @@
+// A runtime profile: how a framework maps an operator graph to kernels and
+// what each kernel costs beyond its roofline time. Loaded from JSON data
+// (zoo/runtimes/*.json or a user's --runtime FILE.json); no runtime numbers
+// live in code. The timing function (engine/timing.h) reads it.
+//
+//   absl::StatusOr<engine::Runtime> r = engine::ParseRuntimeJson(text, "f");
+#ifndef RIDGELINE_ENGINE_RUNTIME_H_
+#define RIDGELINE_ENGINE_RUNTIME_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "engine/fusion_kinds.h"
+
+namespace ridgeline::engine {
+
+struct Runtime {
+  std::string key;   // "compiled"
+  std::string name;  // display name
+  std::vector<std::string> aliases;
+  std::string device;   // "gpu", "cpu" or "any": what it is meant for
+  std::string summary;  // one line for --list-runtimes
+  // Fusions the runtime performs (the fusion planner's rules).
+  FusionKinds fusion;
+  // KV-cache Concat(past, new) written in place: only the new entries move.
+  bool kv_append_in_place = false;
+  // Shape arithmetic (folded int64 shape tensors, Shape/Gather/Concat on
+  // shapes) runs on the host: no kernel, no device time.
+  bool host_shape_ops = true;
+  // "size-aware": the kernel model of engine/timing.h with the device's
+  // fitted constants; "flat": T = max(FLOPs/(peak*e_c), bytes/(BW*e_m)) +
+  // per-node tax, mlsysim's per-layer formula.
+  bool size_aware = true;
+  double flat_compute_efficiency = 0.5;  // flat only
+  double flat_memory_efficiency = 1.0;   // flat only
+  double per_node_tax_s = 0;             // flat only: every timed node
+  // Host time to issue one kernel. Without CUDA graphs the host and the
+  // device run as a pipeline: a kernel takes max(device time, launch).
+  double kernel_launch_s = 0;
+  // Kernels replayed from a captured graph: no host cost per kernel, a
+  // device-side gap between kernels instead.
+  bool cuda_graphs = false;
+  double kernel_gap_s = 0;
+  // Once-per-inference cost (graph launch, sync, sampling); absent: the
+  // hardware file's dispatch_tax_s.
+  std::optional<double> per_inference_s;
+  // Achieved-bandwidth factor per memory-bound kernel class ("elementwise",
+  // "reduction", "movement"), times the device's memory_efficiency; 1 when
+  // a class is absent.
+  absl::flat_hash_map<std::string, double> memory_efficiency_by_class;
+  // Weight-only quantized matrix kernels stream their weights at this
+  // fraction of the bandwidth a bf16 kernel reaches (dequantization in the
+  // inner loop), by weight precision ("int8", "int4"); 1 when absent.
+  absl::flat_hash_map<std::string, double> weight_only_bandwidth;
+  // Where each constant comes from: field name -> citation.
+  std::vector<std::pair<std::string, std::string>> sources;
+};
+
+// Parses one runtime from JSON text; `origin` (a file name) names errors.
+absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
+                                         std::string_view origin);
+// Reads and parses a --runtime FILE.json.
+absl::StatusOr<Runtime> LoadRuntimeFile(const std::string& path);
+// Finds a runtime by key or alias, case-insensitively; the error lists the
+// known keys.
+absl::StatusOr<Runtime> FindRuntime(const std::vector<Runtime>& catalog,
+                                    std::string_view name);
+// The built-in flat roofline (mlsysim's per-layer formula) with the given
+// efficiencies and tax: what an analysis without a runtime uses.
+Runtime FlatRuntime(double compute_efficiency, double memory_efficiency,
+                    double per_node_tax_s);
+
+}  // namespace ridgeline::engine
+
+#endif  // RIDGELINE_ENGINE_RUNTIME_H_

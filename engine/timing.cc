@@ -1,0 +1,211 @@
+#include "engine/timing.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ridgeline::engine {
+namespace {
+
+double Lookup(const absl::flat_hash_map<std::string, double>& by_op,
+              const std::string& op_type, double fallback) {
+  auto it = by_op.find(op_type);
+  return it == by_op.end() || !(it->second > 0) ? fallback : it->second;
+}
+
+double ClassFactor(const Runtime& runtime, KernelClass kind) {
+  const char* name = kind == KernelClass::kReduction  ? "reduction"
+                     : kind == KernelClass::kMovement ? "movement"
+                                                      : "elementwise";
+  auto it = runtime.memory_efficiency_by_class.find(name);
+  return it == runtime.memory_efficiency_by_class.end() ? 1.0 : it->second;
+}
+
+// Smallest power-of-two tile edge in [16, 128] that covers `extent`.
+double TileEdge(double extent) {
+  double edge = 16;
+  while (edge < extent && edge < 128) edge *= 2;
+  return edge;
+}
+
+// max(a, b) plus the part of the smaller one that is not hidden.
+double Overlap(double a, double b, double overlap) {
+  return std::max(a, b) + (1 - overlap) * std::min(a, b);
+}
+
+}  // namespace
+
+std::string_view KernelClassName(KernelClass c) {
+  switch (c) {
+    case KernelClass::kMatrix:
+      return "matrix";
+    case KernelClass::kAttention:
+      return "attention";
+    case KernelClass::kElementwise:
+      return "elementwise";
+    case KernelClass::kReduction:
+      return "reduction";
+    case KernelClass::kMovement:
+      return "movement";
+  }
+  return "elementwise";
+}
+
+std::string_view RegimeName(Regime r) {
+  switch (r) {
+    case Regime::kCompute:
+      return "compute";
+    case Regime::kMemory:
+      return "memory";
+    case Regime::kNone:
+      return "none";
+  }
+  return "none";
+}
+
+Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
+                    std::string_view peak_precision, double peak_flops_per_s,
+                    double flops_per_mac, const PricingOverrides& overrides) {
+  Pricing p;
+  p.runtime = runtime;
+  p.model = hardware.kernel_model;
+  if (auto it = p.model.matrix_efficiency_by_precision.find(
+          std::string(peak_precision));
+      it != p.model.matrix_efficiency_by_precision.end()) {
+    p.model.matrix_efficiency = it->second;
+  }
+  p.peak_flops_per_s = peak_flops_per_s;
+  p.flops_per_mac = flops_per_mac;
+  p.memory_bandwidth_bytes_per_s = hardware.memory_bandwidth_bytes_per_s;
+  p.vector_flops_per_s = p.model.vector_flops_per_s;
+  if (!(p.vector_flops_per_s > 0)) {
+    absl::StatusOr<double> fp32 = hardware.PeakFlops("fp32");
+    p.vector_flops_per_s =
+        fp32.ok() ? std::min(*fp32, peak_flops_per_s) : peak_flops_per_s;
+  }
+  if (runtime.size_aware) {
+    if (overrides.compute_efficiency) {
+      p.model.matrix_efficiency = *overrides.compute_efficiency;
+      p.model.attention_efficiency = *overrides.compute_efficiency;
+    }
+    if (overrides.memory_efficiency) {
+      p.model.memory_efficiency = *overrides.memory_efficiency;
+    }
+    if (overrides.per_node_tax_s) {
+      p.runtime.kernel_launch_s = *overrides.per_node_tax_s;
+      p.runtime.cuda_graphs = false;
+    }
+  } else {
+    if (overrides.compute_efficiency) {
+      p.runtime.flat_compute_efficiency = *overrides.compute_efficiency;
+    }
+    if (overrides.memory_efficiency) {
+      p.runtime.flat_memory_efficiency = *overrides.memory_efficiency;
+    }
+    if (overrides.per_node_tax_s) {
+      p.runtime.per_node_tax_s = *overrides.per_node_tax_s;
+    }
+    p.compute_efficiency_by_op = hardware.compute_efficiency_by_op;
+    p.memory_efficiency_by_op = hardware.memory_efficiency_by_op;
+  }
+  p.per_inference_s = overrides.per_inference_s.value_or(
+      runtime.per_inference_s.value_or(hardware.dispatch_tax_s));
+  return p;
+}
+
+double TileWaveEfficiency(const GemmShape& gemm, int compute_units) {
+  if (!(gemm.batch > 0) || !(gemm.m > 0) || !(gemm.n > 0)) return 1;
+  const double tm = TileEdge(gemm.m);
+  const double tn = TileEdge(gemm.n);
+  const double rows = std::ceil(gemm.m / tm);
+  const double cols = std::ceil(gemm.n / tn);
+  const double q_tile = (gemm.m * gemm.n) / (rows * tm * cols * tn);
+  if (compute_units <= 0) return q_tile;
+  const double units = compute_units;
+  const double tiles = gemm.batch * rows * cols;
+  // Too few tiles to fill the device: libraries split K across more blocks
+  // (split-K / stream-K), as long as each split keeps >= 256 of K.
+  double splits = 1;
+  if (tiles < units) {
+    splits = std::max(
+        1.0, std::min(std::floor(units / tiles), std::floor(gemm.k / 256)));
+  }
+  const double blocks = tiles * splits;
+  const double waves = std::ceil(blocks / units);
+  return q_tile * blocks / (waves * units);
+}
+
+KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
+  KernelTime t;
+  const double flops = work.Flops();
+  const Runtime& r = p.runtime;
+  const double bw = p.memory_bandwidth_bytes_per_s;
+
+  if (!r.size_aware) {
+    t.compute_efficiency = Lookup(p.compute_efficiency_by_op, work.op_type,
+                                  r.flat_compute_efficiency);
+    t.memory_efficiency = Lookup(p.memory_efficiency_by_op, work.op_type,
+                                 r.flat_memory_efficiency);
+    t.t_compute_s = flops / (p.peak_flops_per_s * t.compute_efficiency);
+    t.t_memory_s = work.bytes / (bw * t.memory_efficiency);
+    t.t_overhead_s = r.per_node_tax_s;
+    t.latency_s = std::max(t.t_compute_s, t.t_memory_s) + t.t_overhead_s;
+    t.regime =
+        t.t_memory_s > t.t_compute_s ? Regime::kMemory : Regime::kCompute;
+    return t;
+  }
+
+  if (!(flops > 0) && !(work.bytes > 0)) return t;  // no work, no kernel
+  const KernelModel& m = p.model;
+  double device = 0;
+  switch (work.kind) {
+    case KernelClass::kMatrix: {
+      t.compute_efficiency = m.matrix_efficiency;
+      t.memory_efficiency = m.memory_efficiency;
+      double weight_factor = 1;
+      if (!p.weight_only.empty()) {
+        auto it = r.weight_only_bandwidth.find(p.weight_only);
+        if (it != r.weight_only_bandwidth.end()) weight_factor = it->second;
+      }
+      const double attainable = bw * m.memory_efficiency;
+      const double weights = std::min(work.weight_bytes, work.bytes);
+      t.t_memory_s = (work.bytes - weights) / attainable +
+                     weights / (attainable * weight_factor);
+      const double matrix_peak = p.peak_flops_per_s * m.matrix_efficiency;
+      const double vector_s = work.other_flops / p.vector_flops_per_s;
+      t.t_compute_s = work.matrix_flops / matrix_peak + vector_s;
+      t.tile_wave_efficiency = TileWaveEfficiency(work.gemm, m.compute_units);
+      const double compute_s =
+          work.matrix_flops / (matrix_peak * t.tile_wave_efficiency) + vector_s;
+      device = Overlap(compute_s, t.t_memory_s, m.matrix_overlap);
+      break;
+    }
+    case KernelClass::kAttention: {
+      t.compute_efficiency = m.attention_efficiency;
+      t.memory_efficiency = m.memory_efficiency;
+      t.t_compute_s = flops / (p.peak_flops_per_s * m.attention_efficiency);
+      t.t_memory_s = work.bytes / (bw * m.memory_efficiency);
+      device = Overlap(t.t_compute_s, t.t_memory_s, m.matrix_overlap);
+      break;
+    }
+    default: {
+      t.compute_efficiency = 1;
+      t.memory_efficiency = m.memory_efficiency * ClassFactor(r, work.kind);
+      t.t_compute_s = flops / p.vector_flops_per_s;
+      t.t_memory_s = work.bytes / (bw * t.memory_efficiency);
+      device = std::max(t.t_compute_s, t.t_memory_s);
+      break;
+    }
+  }
+  device +=
+      work.kind == KernelClass::kMatrix || work.kind == KernelClass::kAttention
+          ? m.kernel_fixed_s
+          : m.memory_kernel_fixed_s;
+  t.latency_s = r.cuda_graphs ? device + r.kernel_gap_s
+                              : std::max(device, r.kernel_launch_s);
+  const double roof = std::max(t.t_compute_s, t.t_memory_s);
+  t.t_overhead_s = std::max(0.0, t.latency_s - roof);
+  t.regime = t.t_memory_s > t.t_compute_s ? Regime::kMemory : Regime::kCompute;
+  return t;
+}
+
+}  // namespace ridgeline::engine

@@ -1,0 +1,120 @@
+// The one timing function: turns a kernel's work into seconds on a device
+// under a runtime profile. Analysis, fusion, quantization, sweeps, fitting,
+// the measured comparison and the whole-model estimate all call TimeKernel.
+//
+//   engine::Pricing p = engine::MakePricing(hw, runtime, peak, overrides);
+//   engine::KernelTime t = engine::TimeKernel(work, p);
+//
+// Size-aware model (runtime "efficiency_model": "size-aware"):
+//   matrix      T = max(C', M) + (1 - overlap) * min(C', M) + fixed
+//               C' = matrix FLOPs / (peak * e_matrix * q_tile * q_wave)
+//                    + other FLOPs / vector peak
+//               M  = bytes / (BW * e_memory)  (weights of a weight-only
+//                    int8/int4 kernel at BW * e_memory * weight_only factor)
+//   attention   the same with e_attention, no tile/wave terms
+//   memory      T = max(FLOPs / vector peak, bytes / (BW * e_memory * class))
+//               + fixed
+// then the host: with CUDA graphs T += kernel gap, else T = max(T, launch).
+// Flat model ("flat", mlsysim's per-layer formula):
+//   T = max(FLOPs / (peak * e_c), bytes / (BW * e_m)) + per-node tax.
+// Regime: compute when FLOPs / (peak * e) >= bytes / (BW * e_memory) (the
+// roofline with the attainable peaks), else memory. Overhead: everything
+// above max(compute, memory): fixed cost, launch, tile/wave quantization,
+// imperfect overlap, tax.
+#ifndef RIDGELINE_ENGINE_TIMING_H_
+#define RIDGELINE_ENGINE_TIMING_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/container/flat_hash_map.h"
+#include "engine/cost.h"
+#include "engine/hardware.h"
+#include "engine/runtime.h"
+
+namespace ridgeline::engine {
+
+enum class KernelClass {
+  kMatrix,       // GEMM, MatMul, convolution as implicit GEMM
+  kAttention,    // one fused (flash) attention kernel
+  kElementwise,  // elementwise / broadcast, activations, depthwise conv
+  kReduction,    // norms, softmax, reductions, pooling
+  kMovement,     // copies, gathers, concats, transposes, pads
+};
+std::string_view KernelClassName(KernelClass c);
+
+enum class Regime { kCompute, kMemory, kNone };
+std::string_view RegimeName(Regime r);  // "compute", "memory", "none"
+
+struct KernelWork {
+  KernelClass kind = KernelClass::kElementwise;
+  double matrix_flops = 0;  // FLOPs of MACs (matrix units)
+  double other_flops = 0;   // everything else (vector units)
+  double bytes = 0;         // read + written
+  double weight_bytes = 0;  // part of bytes that is weights
+  GemmShape gemm;           // matrix kernels; batch 0 = unknown shape
+  std::string op_type;      // anchor op, for the per-op efficiency overrides
+  double Flops() const { return matrix_flops + other_flops; }
+};
+
+struct KernelTime {
+  double t_compute_s = 0;   // FLOPs at the attainable peak
+  double t_memory_s = 0;    // bytes at the attainable bandwidth
+  double t_overhead_s = 0;  // latency - max(compute, memory)
+  double latency_s = 0;
+  Regime regime = Regime::kNone;
+  double compute_efficiency = 0;  // applied (before tile/wave terms)
+  double memory_efficiency = 0;
+  double tile_wave_efficiency = 1;  // q_tile * q_wave (matrix kernels)
+  bool overhead_dominated() const {
+    return t_overhead_s > 0 && t_overhead_s > t_compute_s &&
+           t_overhead_s > t_memory_s;
+  }
+};
+
+// Everything a kernel is priced with; an Analysis records it, so what-ifs
+// re-time its kernels without re-deriving it.
+struct Pricing {
+  Runtime runtime;
+  KernelModel model;              // the device's (fitted or default)
+  double peak_flops_per_s = 0;    // matrix peak at the chosen precision
+  double vector_flops_per_s = 0;  // non-matrix work
+  double memory_bandwidth_bytes_per_s = 0;
+  double flops_per_mac = 2;
+  double per_inference_s = 0;  // added once per inference
+  // Weight-only quantized weights ("" none, "int8", "int4").
+  std::string weight_only;
+  // Per-op efficiencies of the hardware entry (fitted by --fit), used by
+  // the flat model only; 0 entries are ignored.
+  absl::flat_hash_map<std::string, double> compute_efficiency_by_op;
+  absl::flat_hash_map<std::string, double> memory_efficiency_by_op;
+};
+
+// Overrides a user gives on the command line (--efficiency,
+// --memory-efficiency, --layer-tax-us, --dispatch-tax-us).
+struct PricingOverrides {
+  std::optional<double> compute_efficiency;
+  std::optional<double> memory_efficiency;
+  std::optional<double> per_node_tax_s;
+  std::optional<double> per_inference_s;
+};
+
+// Builds the pricing of `hardware` under `runtime` at the given matrix peak.
+// Overrides replace the flat efficiencies / tax of a flat runtime, and the
+// device's matrix / memory efficiency and the launch cost of a size-aware one.
+// `peak_precision` ("bf16", "fp8", ...) picks the device's
+// matrix_efficiency_by_precision entry when it has one.
+Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
+                    std::string_view peak_precision, double peak_flops_per_s,
+                    double flops_per_mac, const PricingOverrides& overrides);
+
+// The tile and wave quantization factor of a GEMM on `compute_units` SMs
+// (1 when the shape or the unit count is unknown).
+double TileWaveEfficiency(const GemmShape& gemm, int compute_units);
+
+KernelTime TimeKernel(const KernelWork& work, const Pricing& pricing);
+
+}  // namespace ridgeline::engine
+
+#endif  // RIDGELINE_ENGINE_TIMING_H_

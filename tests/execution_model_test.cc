@@ -1,0 +1,431 @@
+// The execution model: the one timing function (engine/timing.h), runtime
+// profiles (engine/runtime.h, zoo/runtimes/), host shape arithmetic, kernel
+// mapping, and the per-kernel fit (engine/kernel_fit.h). Expected values
+// are worked out by hand in the comments.
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/hardware.h"
+#include "engine/kernel_fit.h"
+#include "engine/kernel_plan.h"
+#include "engine/runtime.h"
+#include "engine/timing.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tools/analyze/run.h"
+#include "zoo/hardware_catalog.h"
+#include "zoo/runtime_catalog.h"
+
+namespace ridgeline::engine {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs the CLI in-process and parses its JSON report.
+nlohmann::json RunJson(std::vector<std::string> args) {
+  args.push_back("--format");
+  args.push_back("json");
+  std::ostringstream out, err;
+  const int rc = tools::analyze::AnalyzeMain(args, out, err);
+  EXPECT_EQ(rc, 0) << err.str();
+  return rc == 0 ? nlohmann::json::parse(out.str()) : nlohmann::json();
+}
+
+// A size-aware pricing with round numbers: peak 1e12 FLOP/s, 1e11 B/s,
+// matrix and memory efficiency 0.5, 1 us fixed per matrix kernel, 2 us per
+// memory kernel, full overlap, no SM count.
+Pricing RoundPricing() {
+  Pricing p;
+  p.runtime.size_aware = true;
+  p.runtime.cuda_graphs = true;
+  p.runtime.kernel_gap_s = 1e-6;
+  p.model.matrix_efficiency = 0.5;
+  p.model.memory_efficiency = 0.5;
+  p.model.kernel_fixed_s = 1e-6;
+  p.model.memory_kernel_fixed_s = 2e-6;
+  p.model.matrix_overlap = 1.0;
+  p.model.compute_units = 0;
+  p.peak_flops_per_s = 1e12;
+  p.vector_flops_per_s = 1e11;
+  p.memory_bandwidth_bytes_per_s = 1e11;
+  return p;
+}
+
+TEST(TimeKernel, FlatIsMlsysimsFormula) {
+  // 1000 FLOPs at 1000 FLOP/s x 0.5 = 2 s; 100 B at 100 B/s = 1 s;
+  // latency = max(2, 1) + tax 1 = 3 s, compute regime, overhead 1 s.
+  Pricing p;
+  p.runtime = FlatRuntime(0.5, 1.0, 1.0);
+  p.peak_flops_per_s = 1000;
+  p.memory_bandwidth_bytes_per_s = 100;
+  KernelWork w;
+  w.matrix_flops = 1000;
+  w.bytes = 100;
+  const KernelTime t = TimeKernel(w, p);
+  EXPECT_DOUBLE_EQ(t.t_compute_s, 2);
+  EXPECT_DOUBLE_EQ(t.t_memory_s, 1);
+  EXPECT_DOUBLE_EQ(t.t_overhead_s, 1);
+  EXPECT_DOUBLE_EQ(t.latency_s, 3);
+  EXPECT_EQ(t.regime, Regime::kCompute);
+  EXPECT_FALSE(t.overhead_dominated());
+}
+
+TEST(TimeKernel, FlatTaxesEvenAnEmptyNode) {
+  Pricing p;
+  p.runtime = FlatRuntime(0.5, 1.0, 1e-5);
+  p.peak_flops_per_s = 1e12;
+  p.memory_bandwidth_bytes_per_s = 1e12;
+  EXPECT_DOUBLE_EQ(TimeKernel(KernelWork{}, p).latency_s, 1e-5);
+}
+
+TEST(TimeKernel, SizeAwareMatrixKernel) {
+  // GEMM 128^3: 2 * 128^3 = 4,194,304 FLOPs / (1e12 * 0.5) = 8.388608 us;
+  // 98,304 B / (1e11 * 0.5) = 1.96608 us; one full 128x128 tile (q = 1);
+  // full overlap: device = 8.388608 + 1 fixed; + 1 us graph gap.
+  KernelWork w;
+  w.kind = KernelClass::kMatrix;
+  w.gemm = {1, 128, 128, 128};
+  w.matrix_flops = 2.0 * 128 * 128 * 128;
+  w.bytes = 98304;
+  const KernelTime t = TimeKernel(w, RoundPricing());
+  EXPECT_NEAR(t.t_compute_s, 8.388608e-6, 1e-15);
+  EXPECT_NEAR(t.t_memory_s, 1.96608e-6, 1e-15);
+  EXPECT_NEAR(t.latency_s, 10.388608e-6, 1e-15);
+  EXPECT_NEAR(t.t_overhead_s, 2e-6, 1e-15);
+  EXPECT_EQ(t.regime, Regime::kCompute);
+}
+
+TEST(TimeKernel, PartialOverlapAddsTheHiddenRemainder) {
+  // overlap 0.5: max(8.388608, 1.96608) + 0.5 * 1.96608 + 1 fixed + 1 gap.
+  Pricing p = RoundPricing();
+  p.model.matrix_overlap = 0.5;
+  KernelWork w;
+  w.kind = KernelClass::kMatrix;
+  w.gemm = {1, 128, 128, 128};
+  w.matrix_flops = 2.0 * 128 * 128 * 128;
+  w.bytes = 98304;
+  EXPECT_NEAR(TimeKernel(w, p).latency_s, (8.388608 + 0.98304 + 2) * 1e-6,
+              1e-15);
+}
+
+TEST(TimeKernel, MemoryKernelUsesItsClassAndFixedCost) {
+  // 1e6 B of a reduction at 1e11 * 0.5 * 0.5 (class factor) = 40 us,
+  // + 2 us fixed + 1 us gap = 43 us; memory regime.
+  Pricing p = RoundPricing();
+  p.runtime.memory_efficiency_by_class["reduction"] = 0.5;
+  KernelWork w;
+  w.kind = KernelClass::kReduction;
+  w.bytes = 1e6;
+  w.other_flops = 1e3;
+  const KernelTime t = TimeKernel(w, p);
+  EXPECT_NEAR(t.t_memory_s, 40e-6, 1e-15);
+  EXPECT_NEAR(t.latency_s, 43e-6, 1e-15);
+  EXPECT_EQ(t.regime, Regime::kMemory);
+}
+
+TEST(TimeKernel, LaunchBoundKernelWithoutGraphs) {
+  // Eager: 1000 B take 1000 / 5e10 = 0.02 us + 2 us fixed; a 10 us launch
+  // dominates: latency = max(2.02, 10) = 10 us, overhead-dominated.
+  Pricing p = RoundPricing();
+  p.runtime.cuda_graphs = false;
+  p.runtime.kernel_launch_s = 10e-6;
+  KernelWork w;
+  w.kind = KernelClass::kElementwise;
+  w.bytes = 1000;
+  const KernelTime t = TimeKernel(w, p);
+  EXPECT_NEAR(t.latency_s, 10e-6, 1e-15);
+  EXPECT_TRUE(t.overhead_dominated());
+  EXPECT_EQ(t.regime, Regime::kMemory);
+}
+
+TEST(TimeKernel, WeightOnlyKernelsStreamWeightsSlower) {
+  // 1e6 B of weights + 1e3 B activations; int4 factor 0.5: weights at
+  // 1e11 * 0.5 * 0.5 = 40 us, activations 0.02 us.
+  Pricing p = RoundPricing();
+  p.runtime.weight_only_bandwidth["int4"] = 0.5;
+  p.weight_only = "int4";
+  KernelWork w;
+  w.kind = KernelClass::kMatrix;
+  w.bytes = 1e6 + 1e3;
+  w.weight_bytes = 1e6;
+  w.matrix_flops = 2e6;
+  EXPECT_NEAR(TimeKernel(w, p).t_memory_s, 40.02e-6, 1e-12);
+}
+
+TEST(TileWave, GemvSplitsKAcrossTheDevice) {
+  // m = 1 -> 16-row tile: q_tile = 1 * 4096 / (16 * 4096) = 1/16; 32 column
+  // tiles < 108 SMs -> split K 3 ways (108 / 32 = 3.4; K / 256 = 16):
+  // 96 blocks in one wave of 108 -> 96 / 108.
+  EXPECT_NEAR(TileWaveEfficiency({1, 1, 4096, 4096}, 108),
+              (1.0 / 16) * (96.0 / 108), 1e-12);
+}
+
+TEST(TileWave, LargeGemmLosesOnlyTheLastWave) {
+  // 4096 x 4096: 32 x 32 = 1024 tiles on 132 SMs = 8 waves (1056 slots).
+  EXPECT_NEAR(TileWaveEfficiency({1, 4096, 4096, 4096}, 132), 1024.0 / 1056,
+              1e-12);
+  EXPECT_DOUBLE_EQ(TileWaveEfficiency({0, 0, 0, 0}, 132), 1.0);
+}
+
+TEST(Runtime, CatalogHasTheFiveProfilesWithSources) {
+  absl::StatusOr<std::vector<Runtime>> all = zoo::RuntimeCatalog();
+  ASSERT_TRUE(all.ok()) << all.status();
+  std::set<std::string> keys;
+  for (const Runtime& r : *all) {
+    keys.insert(r.key);
+    EXPECT_FALSE(r.sources.empty()) << r.key << " cites nothing";
+  }
+  EXPECT_EQ(keys, (std::set<std::string>{"compiled", "eager", "mlsysim",
+                                         "ort-cpu", "tensorrt"}));
+  absl::StatusOr<Runtime> trt = FindRuntime(*all, "TRT-LLM");
+  ASSERT_TRUE(trt.ok());
+  EXPECT_EQ(trt->key, "tensorrt");
+  EXPECT_THAT(std::string(FindRuntime(*all, "vllm").status().message()),
+              HasSubstr("known: compiled"));
+}
+
+TEST(Runtime, MlsysimProfileIsTheFlatDefault) {
+  absl::StatusOr<Runtime> m = zoo::ResolveRuntime("mlsysim");
+  ASSERT_TRUE(m.ok());
+  const Runtime flat = FlatRuntime(0.5, 1.0, 10e-6);
+  EXPECT_FALSE(m->size_aware);
+  EXPECT_EQ(m->flat_compute_efficiency, flat.flat_compute_efficiency);
+  EXPECT_EQ(m->flat_memory_efficiency, flat.flat_memory_efficiency);
+  EXPECT_EQ(m->per_node_tax_s, flat.per_node_tax_s);
+  EXPECT_FALSE(m->host_shape_ops);
+  EXPECT_FALSE(m->fusion.any());
+}
+
+TEST(Runtime, BadProfilesNameTheFileAndField) {
+  EXPECT_THAT(std::string(ParseRuntimeJson(
+                              R"({"key":"x","name":"X","launch":1})", "r.json")
+                              .status()
+                              .message()),
+              HasSubstr("r.json: field 'launch': unknown field"));
+  EXPECT_THAT(std::string(ParseRuntimeJson(R"({"key":"x","name":"X",
+      "fusion":["epilog"]})",
+                                           "r.json")
+                              .status()
+                              .message()),
+              HasSubstr("field 'fusion'"));
+  EXPECT_THAT(std::string(ParseRuntimeJson(R"({"key":"x","name":"X",
+      "kernel_launch_s":-1})",
+                                           "r.json")
+                              .status()
+                              .message()),
+              HasSubstr("kernel_launch_s"));
+  EXPECT_FALSE(ParseRuntimeJson("[1]", "r.json").ok());
+  EXPECT_FALSE(ParseRuntimeJson(R"({"name":"X"})", "r.json").ok());
+}
+
+TEST(Runtime, DefaultIsCompiledOnGpusAndOrtOnCpus) {
+  absl::StatusOr<std::vector<Hardware>> hw = zoo::HardwareCatalog();
+  ASSERT_TRUE(hw.ok());
+  EXPECT_EQ(zoo::DefaultRuntimeKey(*FindHardware(*hw, "a100")), "compiled");
+  EXPECT_EQ(zoo::DefaultRuntimeKey(*FindHardware(*hw, "epyc-9654")), "ort-cpu");
+}
+
+TEST(ExecutionModel, MlsysimRuntimeReproducesTheFlatFormulaPerLayer) {
+  // Every non-view node is a kernel: max(F/(peak*0.5), B/BW) + 10 us, and
+  // the model is their sum + the device's dispatch tax.
+  const nlohmann::json j =
+      RunJson({"--zoo", "resnet50", "--hw", "a100", "--runtime", "mlsysim"});
+  const double peak = j["assumptions"]["peak_flops_per_s"];
+  const double bw = j["assumptions"]["memory_bandwidth_bytes_per_s"];
+  double sum = 0;
+  int timed = 0;
+  for (const auto& l : j["layers"]) {
+    if (l["latency_s"].get<double>() == 0) continue;
+    ++timed;
+    const double expect = std::max(l["flops"].get<double>() / (peak * 0.5),
+                                   l["bytes"].get<double>() / bw) +
+                          10e-6;
+    EXPECT_NEAR(l["latency_s"].get<double>(), expect, 1e-15);
+    sum += expect;
+  }
+  EXPECT_EQ(timed, j["summary"]["kernels"].get<int>());
+  EXPECT_NEAR(j["summary"]["latency_s"].get<double>(),
+              sum + j["assumptions"]["dispatch_tax_s"].get<double>(), 1e-12);
+}
+
+TEST(ExecutionModel, ShapeArithmeticRunsOnTheHost) {
+  const nlohmann::json j = RunJson(
+      {"--zoo", "llama-3.1-8b-decode", "--hw", "a100", "--precision", "bf16"});
+  int host = 0;
+  std::set<std::string> ops;
+  for (const auto& l : j["layers"]) {
+    if (!l["host"].get<bool>()) continue;
+    ++host;
+    ops.insert(l["op"].get<std::string>());
+    EXPECT_EQ(l["latency_s"].get<double>(), 0);
+    EXPECT_TRUE(l["kernel"].is_null());
+  }
+  EXPECT_EQ(host, j["summary"]["host_layers"].get<int>());
+  EXPECT_GT(host, 100);
+  // Shape metadata only: no contraction, norm or softmax ran on the host.
+  for (const char* op : {"MatMul", "Softmax", "ReduceMean", "Pow", "Sqrt"}) {
+    EXPECT_EQ(ops.count(op), 0u) << op;
+  }
+  // The shape chains of the decoder: Concat of dims, Gather of a dim, Range
+  // of positions.
+  for (const char* op : {"Concat", "Gather", "Range"}) {
+    EXPECT_EQ(ops.count(op), 1u) << op;
+  }
+}
+
+TEST(ExecutionModel, KvAppendIsWrittenInPlaceByCompiledButCopiedByEager) {
+  // llama-3.1-8b decode, bf16: the new key of one layer is [1, 8, 1, 128] =
+  // 1024 elements x 2 B; in place: read + write = 4096 B.
+  const nlohmann::json c =
+      RunJson({"--zoo", "llama-3.1-8b-decode", "--hw", "a100", "--precision",
+               "bf16", "--runtime", "compiled"});
+  int appends = 0;
+  for (const auto& k : c["kernels"]) {
+    if (k["fusion"] != "kv-append") continue;
+    ++appends;
+    EXPECT_DOUBLE_EQ(k["bytes"].get<double>(), 4096);
+  }
+  EXPECT_EQ(appends, 64);  // 32 layers x (key, value)
+  const nlohmann::json e =
+      RunJson({"--zoo", "llama-3.1-8b-decode", "--hw", "a100", "--precision",
+               "bf16", "--runtime", "eager"});
+  for (const auto& k : e["kernels"]) EXPECT_NE(k["fusion"], "kv-append");
+  EXPECT_GT(e["summary"]["kernels"].get<int>(),
+            2 * c["summary"]["kernels"].get<int>());
+}
+
+TEST(ExecutionModel, ResNet50AtBatch1IsMostlyMemoryBoundWithOverheadApart) {
+  for (const char* hw : {"a100", "h100"}) {
+    const nlohmann::json j = RunJson({"--zoo", "resnet50", "--hw", hw,
+                                      "--precision", "fp16", "--batch", "1"});
+    const auto& s = j["summary"];
+    EXPECT_GT(s["memory_bound_layers"].get<int>(),
+              s["compute_bound_layers"].get<int>())
+        << hw;
+    EXPECT_GT(s["overhead_s"].get<double>(), 0) << hw;
+    for (const auto& l : j["layers"]) {
+      if (l["latency_s"].get<double>() <= 0) continue;
+      const std::string regime = l["regime"];
+      EXPECT_TRUE(regime == "compute" || regime == "memory") << regime;
+    }
+  }
+}
+
+TEST(ExecutionModel, FusionWhatIfFollowsTheRuntime) {
+  // Eager launches one kernel per op: fusing all saves kernels and time.
+  // Compiled already fuses what --fuse all would: nearly nothing to save.
+  const std::vector<std::string> base = {"--zoo",  "bert-base",   "--hw",
+                                         "a100",   "--precision", "fp16",
+                                         "--fuse", "all"};
+  std::vector<std::string> eager = base, compiled = base;
+  eager.insert(eager.end(), {"--runtime", "eager"});
+  compiled.insert(compiled.end(), {"--runtime", "compiled"});
+  const nlohmann::json e = RunJson(eager)["fusion"];
+  const nlohmann::json c = RunJson(compiled)["fusion"];
+  EXPECT_LT(e["kernels"].get<int>(), e["kernels_unfused"].get<int>());
+  EXPECT_GT(e["speedup"].get<double>(), 1.2);
+  EXPECT_EQ(c["kernels"].get<int>(), c["kernels_unfused"].get<int>());
+  EXPECT_NEAR(c["speedup"].get<double>(), 1.0, 0.02);
+}
+
+// Published weight-only decode speed-ups (gpt-fast README, Llama-2-7B on
+// A100-80GB: 104.9 bf16, 155.58 int8, 196.80 int4-g32 tokens/s; torchao
+// README, Llama-3.1-8B on H100: 126.90 bf16, 198.85 int8, 241.39 int4-g64).
+TEST(ExecutionModel, WeightOnlyWhatIfsReproducePublishedSpeedups) {
+  struct Case {
+    const char* model;
+    const char* hw;
+    const char* weights;
+    const char* group;
+    double published;
+  };
+  const Case cases[] = {
+      {"llama-2-7b-decode", "a100", "int8", "128", 155.58 / 104.9},
+      {"llama-2-7b-decode", "a100", "int4", "32", 196.80 / 104.9},
+      {"llama-3.1-8b-decode", "h100", "int8", "128", 198.85 / 126.90},
+      {"llama-3.1-8b-decode", "h100", "int4", "64", 241.39 / 126.90},
+  };
+  for (const Case& c : cases) {
+    const nlohmann::json j = RunJson(
+        {"--zoo", c.model, "--hw", c.hw, "--precision", "bf16", "--dim",
+         "past_sequence=104", "--weights", c.weights, "--int4-group", c.group});
+    const double speedup = j["quantize"]["summary"]["speedup"];
+    EXPECT_NEAR(speedup / c.published, 1.0, 0.20)
+        << c.model << " " << c.hw << " " << c.weights << ": " << speedup;
+  }
+}
+
+class KernelFitTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string path =
+        std::string(RIDGELINE_SOURCE_DIR) + "/bench/accuracy/kernels.tsv";
+    absl::StatusOr<std::vector<KernelSample>> s =
+        ParseKernelSamples(ReadFile(path), path);
+    ASSERT_TRUE(s.ok()) << s.status();
+    samples_ = *s;
+    absl::StatusOr<std::vector<Hardware>> hw = zoo::HardwareCatalog();
+    ASSERT_TRUE(hw.ok());
+    catalog_ = *hw;
+  }
+  std::vector<KernelSample> For(const std::string& hw) const {
+    std::vector<KernelSample> out;
+    for (const KernelSample& s : samples_) {
+      if (s.hw == hw) out.push_back(s);
+    }
+    return out;
+  }
+  std::vector<KernelSample> samples_;
+  std::vector<Hardware> catalog_;
+};
+
+TEST_F(KernelFitTest, CommittedConstantsAreTheFitAndPredictUnseenKernels) {
+  for (const char* name : {"a100", "h100"}) {
+    const Hardware hw = *FindHardware(catalog_, name);
+    const std::vector<KernelSample> rows = For(name);
+    ASSERT_GE(rows.size(), 15u);
+    absl::StatusOr<KernelFitResult> fit = FitKernelModel(rows, hw);
+    ASSERT_TRUE(fit.ok()) << fit.status();
+    // The hardware file holds the fit (rounded): no drift between the data
+    // and the constants.
+    const KernelModel& m = hw.kernel_model;
+    EXPECT_TRUE(m.fitted);
+    EXPECT_NEAR(fit->model.matrix_efficiency, m.matrix_efficiency, 0.01);
+    EXPECT_NEAR(fit->model.memory_efficiency, m.memory_efficiency, 0.01);
+    EXPECT_NEAR(fit->model.kernel_fixed_s, m.kernel_fixed_s, 0.2e-6);
+    EXPECT_NEAR(fit->model.matrix_overlap, m.matrix_overlap, 0.02);
+    // Leave-one-out: each row predicted by constants fitted without it.
+    EXPECT_LT(fit->loo_median_abs_error, 0.10) << name;
+    EXPECT_LT(fit->median_abs_error, 0.08) << name;
+  }
+}
+
+TEST_F(KernelFitTest, BadTablesNameTheLine) {
+  EXPECT_THAT(std::string(ParseKernelSamples("id\thw\n"
+                                             "x\ta100\tgemm\tbf16\t1\t2\n",
+                                             "k.tsv")
+                              .status()
+                              .message()),
+              HasSubstr("k.tsv:2: expected 11"));
+  EXPECT_THAT(
+      std::string(ParseKernelSamples(
+                      "h\nx\ta\tconv\tbf16\t1\t1\t1\t-\t-\t1\ts\n", "k.tsv")
+                      .status()
+                      .message()),
+      HasSubstr("unknown kind 'conv'"));
+}
+
+}  // namespace
+}  // namespace ridgeline::engine

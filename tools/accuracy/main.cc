@@ -1,0 +1,174 @@
+// accuracy: predicted vs measured for every row of a table of published
+// end-to-end measurements (bench/accuracy/references.tsv). Each row is run
+// through the analyze CLI in-process (the same code users run), with the
+// row's zoo model, device, precision, batch, dims, runtime and weight-only
+// quantization; no efficiency or tax flags.
+//
+//   accuracy bench/accuracy/references.tsv [--format md]
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fmt/format.h"
+#include "fmt/ostream.h"
+#include "nlohmann/json.hpp"
+#include "tools/analyze/run.h"
+
+namespace {
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep)) out.push_back(cur);
+  if (!s.empty() && s.back() == sep) out.emplace_back();
+  return out;
+}
+
+int Fail(const std::string& message) {
+  fmt::print(std::cerr, "accuracy: error: {}\n", message);
+  return 2;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct Row {
+  std::string id, model, hw, precision, weights, dims, runtime, metric, unit;
+  int64_t batch = 1;
+  double measured = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    fmt::print(std::cerr, "usage: accuracy REFERENCES.tsv [--format md]\n");
+    return 1;
+  }
+  const bool markdown = argc >= 4 && std::string(argv[2]) == "--format" &&
+                        std::string(argv[3]) == "md";
+  std::ifstream in(argv[1]);
+  if (!in) return Fail(fmt::format("{}: cannot open", argv[1]));
+  std::string line;
+  std::vector<Row> rows;
+  int line_no = 0;
+  bool header = false;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line[0] == '#') continue;
+    if (!header) {
+      header = true;
+      continue;
+    }
+    const std::vector<std::string> f = Split(line, '\t');
+    if (f.size() < 11) {
+      return Fail(fmt::format("{}:{}: expected 13 tab-separated fields",
+                              argv[1], line_no));
+    }
+    Row r;
+    r.id = f[0];
+    r.model = f[1];
+    r.hw = f[2];
+    r.precision = f[3];
+    r.weights = f[4];
+    r.dims = f[6];
+    r.runtime = f[7];
+    r.metric = f[8];
+    r.unit = f[10];
+    try {
+      r.batch = std::stoll(f[5]);
+      r.measured = std::stod(f[9]);
+    } catch (const std::exception&) {
+      return Fail(
+          fmt::format("{}:{}: bad batch or measured value", argv[1], line_no));
+    }
+    rows.push_back(r);
+  }
+
+  std::vector<double> gated, other;
+  if (markdown) {
+    fmt::print(
+        "| id | device | runtime | metric | measured | predicted | error |\n"
+        "|---|---|---|---|---|---|---|\n");
+  } else {
+    fmt::print("{:<44} {:<14} {:<13} {:<16} {:>14} {:>14} {:>8}\n", "id",
+               "device", "runtime", "metric", "measured", "predicted", "error");
+  }
+  for (const Row& r : rows) {
+    const bool own_runtime = r.runtime.rfind("other:", 0) != 0;
+    std::vector<std::string> args = {
+        "--zoo",       r.model,     "--hw",    r.hw,
+        "--precision", r.precision, "--batch", std::to_string(r.batch),
+        "--format",    "json"};
+    if (own_runtime) {
+      args.push_back("--runtime");
+      args.push_back(r.runtime);
+    }
+    if (r.dims != "-") {
+      for (const std::string& d : Split(r.dims, ',')) {
+        const size_t eq = d.find('=');
+        if (d.substr(0, eq) == "int4_group") {
+          args.push_back("--int4-group");
+          args.push_back(d.substr(eq + 1));
+        } else {
+          args.push_back("--dim");
+          args.push_back(d);
+        }
+      }
+    }
+    const bool quantized = r.weights != r.precision;
+    if (quantized) {
+      args.push_back("--weights");
+      args.push_back(r.weights);
+    }
+    std::ostringstream out, err;
+    const int rc = ridgeline::tools::analyze::AnalyzeMain(args, out, err);
+    if (rc != 0) {
+      return Fail(fmt::format("{}: analyze failed: {}", r.id, err.str()));
+    }
+    const nlohmann::json j = nlohmann::json::parse(out.str());
+    const double latency =
+        quantized ? j["quantize"]["summary"]["latency_s"].get<double>()
+                  : j["summary"]["latency_s"].get<double>();
+    const bool rate =
+        r.metric == "tokens_per_s" || r.metric == "throughput_per_s";
+    const double predicted =
+        rate ? static_cast<double>(r.batch) / latency : latency;
+    const double error = predicted / r.measured - 1;
+    (own_runtime ? gated : other).push_back(std::abs(error));
+    const std::string runtime = own_runtime ? r.runtime : r.runtime + "*";
+    if (markdown) {
+      fmt::print("| {} | {} | {} | {} | {:.4g} {} | {:.4g} {} | {:+.1f}% |\n",
+                 r.id, r.hw, runtime, r.metric, r.measured, r.unit, predicted,
+                 r.unit, 100 * error);
+    } else {
+      fmt::print(
+          "{:<44} {:<14} {:<13} {:<16} {:>10.4g} {:<3} {:>10.4g} {:<3} "
+          "{:>+7.1f}%\n",
+          r.id, r.hw, runtime, r.metric, r.measured, r.unit, predicted, r.unit,
+          100 * error);
+    }
+  }
+  auto stats = [](const std::vector<double>& v) {
+    return v.empty()
+               ? std::string("none")
+               : fmt::format("{} rows, |error| median {:.1f}%, max {:.1f}%",
+                             v.size(), 100 * Median(v),
+                             100 * *std::max_element(v.begin(), v.end()));
+  };
+  fmt::print("\nrows on their own runtime profile: {}\n", stats(gated));
+  fmt::print(
+      "rows on another runtime (*: MXNet, FasterTransformer; predicted with "
+      "the device's default profile): {}\n",
+      stats(other));
+  return 0;
+}

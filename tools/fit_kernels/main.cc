@@ -1,0 +1,83 @@
+// fit_kernels: fits each device's kernel-model constants to the per-kernel
+// measurements of a table (bench/accuracy/kernels.tsv) and prints, per row,
+// measured vs predicted device time in sample and leave-one-out, then the
+// "kernel_model" object to put in the device's hardware file.
+//
+//   fit_kernels bench/accuracy/kernels.tsv
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/hardware.h"
+#include "engine/kernel_fit.h"
+#include "fmt/format.h"
+#include "fmt/ostream.h"
+#include "graph/fmt_absl.h"
+#include "nlohmann/json.hpp"
+#include "zoo/hardware_catalog.h"
+
+namespace {
+
+int Fail(std::string_view message) {
+  fmt::print(std::cerr, "fit_kernels: error: {}\n", message);
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  namespace engine = ridgeline::engine;
+  using ridgeline::MessageOf;
+  if (argc != 2 || std::string_view(argv[1]) == "--help") {
+    fmt::print(std::cerr, "usage: fit_kernels KERNELS.tsv\n");
+    return argc == 2 ? 0 : 1;
+  }
+  std::ifstream in(argv[1], std::ios::binary);
+  if (!in) return Fail(fmt::format("{}: cannot open", argv[1]));
+  std::ostringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<std::vector<engine::KernelSample>> samples =
+      engine::ParseKernelSamples(text.str(), argv[1]);
+  if (!samples.ok()) return Fail(MessageOf(samples.status()));
+  absl::StatusOr<std::vector<engine::Hardware>> catalog =
+      ridgeline::zoo::HardwareCatalog();
+  if (!catalog.ok()) return Fail(MessageOf(catalog.status()));
+
+  std::map<std::string, std::vector<engine::KernelSample>> by_device;
+  for (const engine::KernelSample& s : *samples) by_device[s.hw].push_back(s);
+  for (const auto& [name, rows] : by_device) {
+    absl::StatusOr<engine::Hardware> hw = engine::FindHardware(*catalog, name);
+    if (!hw.ok()) return Fail(MessageOf(hw.status()));
+    absl::StatusOr<engine::KernelFitResult> fit =
+        engine::FitKernelModel(rows, *hw);
+    if (!fit.ok()) return Fail(MessageOf(fit.status()));
+    fmt::print("{} ({} rows)\n", hw->name, rows.size());
+    fmt::print("  {:<32} {:>11} {:>11} {:>7} {:>11} {:>7}\n", "kernel",
+               "measured", "fit", "error", "LOO pred", "LOO err");
+    for (const engine::KernelFitRow& r : fit->rows) {
+      fmt::print(
+          "  {:<32} {:>8.2f} us {:>8.2f} us {:>+6.1f}% {:>8.2f} us "
+          "{:>+6.1f}%\n",
+          r.id, r.measured_s * 1e6, r.predicted_s * 1e6,
+          100 * (r.predicted_s / r.measured_s - 1), r.loo_predicted_s * 1e6,
+          100 * (r.loo_predicted_s / r.measured_s - 1));
+    }
+    fmt::print(
+        "  |error| median {:.1f}%, max {:.1f}%; leave-one-out median {:.1f}%, "
+        "max {:.1f}%\n",
+        100 * fit->median_abs_error, 100 * fit->max_abs_error,
+        100 * fit->loo_median_abs_error, 100 * fit->loo_max_abs_error);
+    const engine::KernelModel& m = fit->model;
+    nlohmann::ordered_json j;
+    j["compute_units"] = m.compute_units;
+    j["matrix_efficiency"] = std::round(m.matrix_efficiency * 1000) / 1000;
+    j["memory_efficiency"] = std::round(m.memory_efficiency * 1000) / 1000;
+    j["kernel_fixed_s"] = std::round(m.kernel_fixed_s * 1e8) / 1e8;
+    j["matrix_overlap"] = std::round(m.matrix_overlap * 1000) / 1000;
+    fmt::print("  \"kernel_model\": {}\n\n", j.dump());
+  }
+  return 0;
+}
