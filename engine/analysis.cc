@@ -168,6 +168,62 @@ bool IsWeightTensor(const graph::Graph& graph, int tensor) {
          graph.node(t.producer).domain.empty();
 }
 
+// Sibling GEMMs: matrix kernels whose anchor MatMul/Gemm reads the same
+// activation against a weight (Q, K, V projections; gate and up) become one
+// GEMM with the weights side by side: the activation is read once.
+void MergeSiblingGemms(const graph::Graph& graph, const TensorPricer& pricer,
+                       std::vector<KernelResult>* kernels) {
+  std::map<int, std::vector<size_t>> by_input;  // A tensor -> kernels
+  for (size_t i = 0; i < kernels->size(); ++i) {
+    const KernelResult& k = (*kernels)[i];
+    if (k.anchor < 0 || k.work.kind != KernelClass::kMatrix) continue;
+    const graph::Node& node = graph.node(k.anchor);
+    if (!node.domain.empty() ||
+        (node.op_type != "MatMul" && node.op_type != "Gemm")) {
+      continue;
+    }
+    const int a = node.Input(0), b = node.Input(1);
+    if (a < 0 || b < 0 || !IsWeightTensor(graph, b) ||
+        IsWeightTensor(graph, a)) {
+      continue;
+    }
+    by_input[a].push_back(i);
+  }
+  std::vector<bool> gone(kernels->size(), false);
+  for (const auto& [a, list] : by_input) {
+    if (list.size() < 2) continue;
+    KernelResult& first = (*kernels)[list[0]];
+    const double a_bytes = pricer.TensorBytes(graph, graph.tensor(a));
+    for (size_t j = 1; j < list.size(); ++j) {
+      KernelResult& other = (*kernels)[list[j]];
+      if (other.work.gemm.k != first.work.gemm.k ||
+          other.work.gemm.m != first.work.gemm.m ||
+          other.work.gemm.batch != first.work.gemm.batch) {
+        continue;
+      }
+      first.work.matrix_flops += other.work.matrix_flops;
+      first.work.other_flops += other.work.other_flops;
+      first.work.bytes += other.work.bytes - a_bytes;
+      first.work.weight_bytes += other.work.weight_bytes;
+      first.work.gemm.n += other.work.gemm.n;
+      first.layers.insert(first.layers.end(), other.layers.begin(),
+                          other.layers.end());
+      if (first.fusion.find("horizontal") == std::string::npos) {
+        first.fusion =
+            first.fusion.empty() ? "horizontal" : first.fusion + "+horizontal";
+        first.name = "horizontal:" + first.name;
+      }
+      gone[list[j]] = true;
+    }
+  }
+  std::vector<KernelResult> kept;
+  kept.reserve(kernels->size());
+  for (size_t i = 0; i < kernels->size(); ++i) {
+    if (!gone[i]) kept.push_back(std::move((*kernels)[i]));
+  }
+  *kernels = std::move(kept);
+}
+
 }  // namespace
 
 std::string_view BoundName(Bound bound) {
@@ -360,6 +416,7 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
         KernelResult k;
         k.name = plan.groups[g].name;
         k.fusion = std::string(FusionKindName(plan.groups[g].kind));
+        k.anchor = plan.groups[g].anchor;
         analysis.kernels.push_back(std::move(k));
       }
       layer.kernel = kernel_of_group[g];
@@ -368,6 +425,7 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     }
     KernelResult k;
     k.name = layer.name.empty() ? layer.op_type : layer.name;
+    k.anchor = layer.node;
     k.layers.push_back(li);
     KernelWork& w = k.work;
     w.kind = ClassOfNode(graph.node(layer.node), c);
@@ -428,6 +486,15 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     }
     for (int t : boundary.outputs) {
       w.bytes += pricer->TensorBytes(graph, graph.tensor(t));
+    }
+  }
+
+  if (runtime.fuse_sibling_gemms) {
+    MergeSiblingGemms(graph, *pricer, &analysis.kernels);
+  }
+  for (size_t i = 0; i < analysis.kernels.size(); ++i) {
+    for (int li : analysis.kernels[i].layers) {
+      analysis.layers[li].kernel = static_cast<int>(i);
     }
   }
 

@@ -117,6 +117,7 @@ struct KernelResult {
   std::string fusion;       // "" (one node), epilogue, elementwise, attention,
                             // kv-append (in-place cache write)
   std::vector<int> layers;  // indices into Analysis::layers
+  int anchor = -1;          // node of the op that names the kernel
   KernelWork work;
   KernelTime time;
   Bound bound = Bound::kNone;

@@ -156,6 +156,9 @@ struct FusionResult {
   // analysis (unresolved shape or counter error): their members stay
   // unfused in every total.
   std::vector<std::string> skipped_groups;
+  // Planned groups the analysis' runtime already runs as one kernel: left
+  // as they are (no saving).
+  int64_t runtime_fused_groups = 0;
   double flops_per_mac = 2;  // the FLOP convention of `flops`
 };
 

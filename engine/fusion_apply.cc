@@ -109,6 +109,22 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
         member_kernels.push_back(layer.kernel);
       }
     }
+    // Every member already runs in one kernel of the analysis' runtime
+    // (its own fusion, or sibling GEMMs merged): nothing to re-price.
+    if (member_kernels.size() == 1) {
+      bool all_in = true;
+      for (int m : group.members) {
+        const LayerResult& layer = unfused.layers[layer_of[m]];
+        if (!layer.cost.view && !layer.host &&
+            layer.kernel != member_kernels[0]) {
+          all_in = false;
+        }
+      }
+      if (all_in) {
+        ++result.runtime_fused_groups;
+        continue;
+      }
+    }
     g.bound_unfused =
         BoundOf(t_compute_unfused, t_memory_unfused, t_overhead_unfused);
     g.roof_bound_unfused = BoundOf(t_compute_unfused, t_memory_unfused, 0);

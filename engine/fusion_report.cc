@@ -89,6 +89,11 @@ std::string RenderFusionText(const FusionResult& result,
   out +=
       fmt::format("bytes    unfused {}  fused {}\n",
                   FormatBytes(result.bytes_unfused), FormatBytes(result.bytes));
+  if (result.runtime_fused_groups > 0) {
+    out += fmt::format(
+        "already fused by the runtime profile: {} groups (no change)\n",
+        result.runtime_fused_groups);
+  }
   if (!result.skipped_groups.empty()) {
     out += fmt::format(
         "not priced: {} groups with a layer the analysis skipped (left "
@@ -176,6 +181,7 @@ nlohmann::json FusionSummaryJson(const FusionResult& result) {
       {"speedup", result.speedup},
       {"flips", flips},
       {"skipped_groups", result.skipped_groups},
+      {"runtime_fused_groups", result.runtime_fused_groups},
   };
 }
 

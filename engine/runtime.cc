@@ -156,6 +156,8 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
           }
         }
       }
+    } else if (field == "fuse_sibling_gemms") {
+      s = set_bool(&r.fuse_sibling_gemms);
     } else if (field == "kv_append_in_place") {
       s = set_bool(&r.kv_append_in_place);
     } else if (field == "host_shape_ops") {

@@ -26,6 +26,9 @@ struct Runtime {
   std::string summary;  // one line for --list-runtimes
   // Fusions the runtime performs (the fusion planner's rules).
   FusionKinds fusion;
+  // Sibling GEMMs reading the same activation against weights (Q/K/V
+  // projections, gate/up) run as one GEMM with the weights concatenated.
+  bool fuse_sibling_gemms = false;
   // KV-cache Concat(past, new) written in place: only the new entries move.
   bool kv_append_in_place = false;
   // Shape arithmetic (folded int64 shape tensors, Shape/Gather/Concat on

@@ -64,7 +64,9 @@ TextTable BuildRuntimeTable(const std::vector<Runtime>& runtimes) {
   t.right_align.assign(t.headers.size(), false);
   for (const Runtime& r : runtimes) {
     t.rows.push_back(
-        {r.key, r.device, FusionKindsName(r.fusion),
+        {r.key, r.device,
+         FusionKindsName(r.fusion) +
+             (r.fuse_sibling_gemms ? " + sibling GEMMs" : ""),
          r.kv_append_in_place ? "in place" : "copy", LaunchModel(r),
          r.size_aware ? "size-aware"
                       : fmt::format("flat {:g}/{:g}", r.flat_compute_efficiency,
@@ -87,6 +89,7 @@ void WriteRuntimeList(const std::vector<Runtime>& runtimes, Format format,
         j["name"] = r.name;
         j["device"] = r.device;
         j["fusion"] = FusionKindsName(r.fusion);
+        j["fuse_sibling_gemms"] = r.fuse_sibling_gemms;
         j["kv_append_in_place"] = r.kv_append_in_place;
         j["host_shape_ops"] = r.host_shape_ops;
         j["efficiency_model"] = r.size_aware ? "size-aware" : "flat";
