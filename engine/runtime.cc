@@ -84,7 +84,11 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
   }
   Runtime r;
   bool has_key = false, has_name = false;
-  for (const auto& [field, v] : j.items()) {
+  for (const auto& item : j.items()) {
+    // Named copies: lambdas below cannot capture structured bindings in C++20
+    // as clang 14 implements it.
+    const std::string field = item.key();
+    const Json& v = item.value();
     absl::Status s = absl::OkStatus();
     auto set_number = [&](double* out, double max) {
       absl::StatusOr<double> x = Number(v, origin, field, max);

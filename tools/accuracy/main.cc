@@ -4,7 +4,10 @@
 // row's zoo model, device, precision, batch, dims, runtime and weight-only
 // quantization; no efficiency or tax flags.
 //
-//   accuracy bench/accuracy/references.tsv [--format md]
+//   accuracy bench/accuracy/references.tsv [--format md] [--max-median F]
+//
+// --max-median F: exit 1 when the median |error| of the rows on their own
+// runtime profile exceeds F (a fraction); CTest runs it with 0.15.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -54,8 +57,22 @@ int main(int argc, char** argv) {
     fmt::print(std::cerr, "usage: accuracy REFERENCES.tsv [--format md]\n");
     return 1;
   }
-  const bool markdown = argc >= 4 && std::string(argv[2]) == "--format" &&
-                        std::string(argv[3]) == "md";
+  bool markdown = false;
+  double max_median = -1;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--format" && value == "md") {
+      markdown = true;
+    } else if (flag == "--max-median") {
+      try {
+        max_median = std::stod(value);
+      } catch (const std::exception&) {
+        return Fail("--max-median needs a number");
+      }
+    } else {
+      return Fail(fmt::format("unknown flag {} {}", flag, value));
+    }
+  }
   std::ifstream in(argv[1]);
   if (!in) return Fail(fmt::format("{}: cannot open", argv[1]));
   std::string line;
@@ -170,5 +187,10 @@ int main(int argc, char** argv) {
       "rows on another runtime (*: MXNet, FasterTransformer; predicted with "
       "the device's default profile): {}\n",
       stats(other));
+  if (max_median >= 0 && Median(gated) > max_median) {
+    fmt::print(std::cerr, "accuracy: median |error| {:.1f}% exceeds {:.1f}%\n",
+               100 * Median(gated), 100 * max_median);
+    return 1;
+  }
   return 0;
 }
