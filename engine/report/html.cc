@@ -120,7 +120,14 @@ std::string SummaryHtml(const Analysis& a) {
                           s.fits_in_memory ? "fits in" : "does NOT fit in",
                           FormatSi(a.hardware.memory_capacity_bytes, "B")));
   out += Card("Bound", std::string(BoundName(s.bound)),
-              "the bound holding most of the time");
+              "the roofline regime holding most of the time");
+  out += Card("Runtime", a.assumptions.runtime,
+              fmt::format("{} kernels; {} host (shape) layers", s.kernels,
+                          s.host_layers));
+  out += Card("Overhead", FormatSeconds(s.overhead_s),
+              fmt::format("{} of latency: fixed kernel cost, launch, "
+                          "tile/wave quantization, per-inference",
+                          share(s.overhead_s)));
   out += Card("Layers", fmt::format("{}", s.layers),
               fmt::format("non-view; plus {} views", views));
   out += Card(
@@ -132,7 +139,7 @@ std::string SummaryHtml(const Analysis& a) {
       fmt::format("{} ({} of latency)", FormatSeconds(s.memory_bound_time_s),
                   share(s.memory_bound_time_s)));
   out += Card(
-      "Overhead-bound", fmt::format("{} layers", s.overhead_bound_layers),
+      "Overhead-dominated", fmt::format("{} layers", s.overhead_bound_layers),
       fmt::format("{} ({} of latency)", FormatSeconds(s.overhead_bound_time_s),
                   share(s.overhead_bound_time_s)));
   out += "</div>\n";
@@ -263,18 +270,22 @@ std::string Breakdown(const std::vector<const Analysis*>& all) {
     by_op.push_back(std::move(op_bar));
 
     StackedBar bound_bar{.label = DeviceName(*a)};
+    // Roofline time by regime, and the overhead apart.
     double t_bound[3] = {0, 0, 0};
     for (const LayerResult& l : a->layers) {
       if (!IsListed(l)) continue;
-      if (l.bound == Bound::kCompute) t_bound[0] += l.latency_s;
-      if (l.bound == Bound::kMemory) t_bound[1] += l.latency_s;
-      if (l.bound == Bound::kOverhead) t_bound[2] += l.latency_s;
+      const double roof = l.latency_s - l.t_overhead_s;
+      if (l.regime == Regime::kCompute) t_bound[0] += roof;
+      if (l.regime == Regime::kMemory) t_bound[1] += roof;
+      t_bound[2] += l.t_overhead_s;
     }
     const Bound bounds[3] = {Bound::kCompute, Bound::kMemory, Bound::kOverhead};
+    const char* const labels[3] = {"compute regime (roofline)",
+                                   "memory regime (roofline)",
+                                   "kernel overhead"};
     for (int i = 0; i < 3; ++i) {
       bound_bar.segments.push_back(
-          {fmt::format("{}-bound", BoundName(bounds[i])), t_bound[i],
-           std::string(BoundColor(bounds[i]))});
+          {labels[i], t_bound[i], std::string(BoundColor(bounds[i]))});
     }
     if (dispatch > 0) {
       bound_bar.segments.push_back(

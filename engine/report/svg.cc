@@ -404,6 +404,11 @@ void DrawPoints(const std::vector<const Analysis*>& analyses, const Frame& f,
                            !f.InX(l.intensity) || !f.InY(attained);
       const std::string shapes = LayerShapes(l);
       const std::string bound(BoundName(l.bound));
+      // Fill: the roofline regime; an overhead-dominated layer gets a ring in
+      // the overhead colour.
+      const Bound regime = l.regime == Regime::kCompute  ? Bound::kCompute
+                           : l.regime == Regime::kMemory ? Bound::kMemory
+                                                         : l.bound;
       // Other devices' points: a ring in the device's colour; the first
       // device's: a thin white ring separating overlapping points (a hollow
       // ring for clamped ones).
@@ -411,24 +416,32 @@ void DrawPoints(const std::vector<const Analysis*>& analyses, const Frame& f,
       if (many && i > 0) {
         stroke = DeviceColor(i);
       } else if (clamped) {
-        stroke = BoundColor(l.bound);
+        stroke = BoundColor(regime);
+      } else if (l.overhead_dominated) {
+        stroke = BoundColor(Bound::kOverhead);
       }
       std::string attrs =
           Attr("class", clamped ? "pt clamped" : "pt") +
           Px("cx", f.X(f.ClampX(l.intensity))) +
           Px("cy", f.Y(f.ClampY(attained))) + Px("r", s.radius) +
           Attr("fill", clamped ? std::string("#fff")
-                               : std::string(BoundColor(l.bound))) +
+                               : std::string(BoundColor(regime))) +
           Attr("fill-opacity", clamped ? "0.9" : "0.72") +
           Attr("stroke", stroke) +
-          Attr("stroke-width", (many && i > 0) || clamped ? "1.2" : "0.8") +
+          Attr("stroke-width", (many && i > 0) || clamped ? "1.2"
+                               : l.overhead_dominated     ? "1.6"
+                                                          : "0.8") +
           Attr("data-name", l.name) + Attr("data-op", l.op_type) +
           Attr("data-shapes", shapes) + Num("data-node", l.node) +
           Attr("data-device", an.hardware.key) + Num("data-flops", l.flops) +
           Num("data-bytes", l.bytes) + Num("data-intensity", l.intensity) +
           Num("data-attained-flops-per-s", attained) +
           Num("data-latency-s", l.latency_s) + Num("data-share", s.share) +
-          Attr("data-bound", bound) + Attr("data-clamped", clamped ? "1" : "0");
+          Attr("data-bound", bound) +
+          Attr("data-regime", std::string(RegimeName(l.regime))) +
+          Num("data-overhead-share",
+              l.latency_s > 0 ? l.t_overhead_s / l.latency_s : 0) +
+          Attr("data-clamped", clamped ? "1" : "0");
       svg.Open("circle", attrs);
       std::string tip =
           fmt::format("{}\n{}{}{}", l.name, l.op_type,
@@ -438,11 +451,12 @@ void DrawPoints(const std::vector<const Analysis*>& analyses, const Frame& f,
       tip += fmt::format(
           "\n{} | {} | {:.3g} FLOP/byte\nattained {}\nlatency {} ({} of "
           "total), "
-          "{}-bound\ncompute {} | memory {} | overhead {}",
+          "{}-bound ({} regime)\ncompute {} | memory {} | overhead {}",
           FormatSi(l.flops, "FLOP"), FormatSi(l.bytes, "B"), l.intensity,
           FormatSi(attained, "FLOP/s"), FormatSeconds(l.latency_s),
-          FormatPercent(s.share), bound, FormatSeconds(l.t_compute_s),
-          FormatSeconds(l.t_memory_s), FormatSeconds(l.t_overhead_s));
+          FormatPercent(s.share), bound, RegimeName(l.regime),
+          FormatSeconds(l.t_compute_s), FormatSeconds(l.t_memory_s),
+          FormatSeconds(l.t_overhead_s));
       if (clamped) tip += "\n(outside the axes: drawn at the edge)";
       svg.Title(tip);
       svg.Close("circle");
@@ -481,10 +495,12 @@ void DrawLegend(const std::vector<const Analysis*>& analyses, const Frame& f,
                      roof.compute_eff, roof.memory_eff,
                      roof.effective_ridge())});
   }
-  for (Bound b : {Bound::kCompute, Bound::kMemory, Bound::kOverhead}) {
+  for (Bound b : {Bound::kCompute, Bound::kMemory}) {
     lines.push_back({Line::kBound, std::string(BoundColor(b)),
                      fmt::format("{}-bound layer", BoundName(b))});
   }
+  lines.push_back({Line::kBound, std::string(BoundColor(Bound::kOverhead)),
+                   "ring: overhead-dominated layer"});
   lines.push_back({Line::kNote, "#555", "point area = share of latency"});
 
   size_t longest = 0;
