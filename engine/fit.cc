@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "absl/container/flat_hash_map.h"
+#include "engine/timing.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine {
@@ -215,8 +216,11 @@ absl::StatusOr<FitResult> FitEfficiencies(const Analysis& analysis,
     const LayerResult& layer =
         analysis.layers[static_cast<size_t>(unit.layers[0])];
     FitSample s;
-    s.compute_s = layer.flops / a.peak_flops_per_s;
-    s.memory_s = layer.bytes / a.memory_bandwidth_bytes_per_s;
+    const KernelTime roof =
+        BareRoofline(layer.flops, layer.bytes, a.peak_flops_per_s,
+                     a.memory_bandwidth_bytes_per_s);
+    s.compute_s = roof.t_compute_s;
+    s.memory_s = roof.t_memory_s;
     s.measured_s = unit.measured_s - layer.t_overhead_s;
     if (layer.skipped || layer.cost.view || layer.cost.unknown ||
         (s.compute_s <= 0 && s.memory_s <= 0)) {

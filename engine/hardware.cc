@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/json_fields.h"
 #include "engine/precision.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
@@ -32,13 +33,7 @@ constexpr std::string_view kKnownFields[] = {
     "kernel_model",
 };
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
+std::string Lower(std::string_view s) { return LowerAscii(s); }
 
 // Lower case with everything but letters and digits removed, so that
 // "H100_SXM", "h100 sxm" and "h100-sxm" compare equal.
@@ -50,12 +45,6 @@ std::string Squash(std::string_view s) {
     }
   }
   return out;
-}
-
-absl::Status FieldError(std::string_view origin, std::string_view field,
-                        std::string_view problem) {
-  return absl::InvalidArgumentError(
-      fmt::format("{}: field '{}': {}", origin, field, problem));
 }
 
 absl::StatusOr<std::string> RequiredString(const Json& j,
@@ -222,17 +211,10 @@ absl::StatusOr<double> Hardware::PeakFlops(std::string_view precision) const {
 
 absl::StatusOr<Hardware> ParseHardwareJson(std::string_view json,
                                            std::string_view origin) {
-  Json j;
-  try {
-    j = Json::parse(json.begin(), json.end());
-  } catch (const Json::parse_error& e) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: not valid JSON (at byte {})", origin, e.byte));
-  }
-  if (!j.is_object()) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: a hardware entry must be a JSON object", origin));
-  }
+  absl::StatusOr<Json> parsed =
+      ParseJsonObject(json, origin, "a hardware entry");
+  if (!parsed.ok()) return parsed.status();
+  const Json& j = *parsed;
   for (const auto& [field, value] : j.items()) {
     (void)value;
     if (std::find(std::begin(kKnownFields), std::end(kKnownFields), field) ==

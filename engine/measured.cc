@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "engine/rank_stats.h"
+#include "engine/timing.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine {
@@ -312,12 +313,9 @@ class Matcher {
 };
 
 double LayerRoofSeconds(const LayerResult& layer, const Assumptions& a) {
-  double compute =
-      a.peak_flops_per_s > 0 ? layer.flops / a.peak_flops_per_s : 0;
-  double memory = a.memory_bandwidth_bytes_per_s > 0
-                      ? layer.bytes / a.memory_bandwidth_bytes_per_s
-                      : 0;
-  return std::max(compute, memory);
+  return BareRoofline(layer.flops, layer.bytes, a.peak_flops_per_s,
+                      a.memory_bandwidth_bytes_per_s)
+      .latency_s;
 }
 
 std::string QuotedList(const std::vector<std::string>& names, size_t total) {

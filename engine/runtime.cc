@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/json_fields.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 
@@ -14,19 +15,7 @@ namespace {
 
 using Json = nlohmann::json;
 
-absl::Status FieldError(std::string_view origin, std::string_view field,
-                        std::string_view problem) {
-  return absl::InvalidArgumentError(
-      fmt::format("{}: field '{}': {}", origin, field, problem));
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
+std::string Lower(std::string_view s) { return LowerAscii(s); }
 
 absl::StatusOr<double> Number(const Json& v, std::string_view origin,
                               std::string_view field, double max) {
@@ -71,17 +60,10 @@ constexpr double kMaxSeconds = 1.0;  // no per-kernel cost is a second
 
 absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
                                          std::string_view origin) {
-  Json j;
-  try {
-    j = Json::parse(json.begin(), json.end());
-  } catch (const Json::parse_error& e) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: not valid JSON (at byte {})", origin, e.byte));
-  }
-  if (!j.is_object()) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: a runtime profile must be a JSON object", origin));
-  }
+  absl::StatusOr<Json> parsed =
+      ParseJsonObject(json, origin, "a runtime profile");
+  if (!parsed.ok()) return parsed.status();
+  const Json& j = *parsed;
   Runtime r;
   bool has_key = false, has_name = false;
   for (const auto& item : j.items()) {

@@ -208,4 +208,20 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
   return t;
 }
 
+KernelTime BareRoofline(double flops, double bytes, double peak_flops_per_s,
+                        double memory_bandwidth_bytes_per_s) {
+  Pricing p;
+  p.runtime = FlatRuntime(1.0, 1.0, 0.0);
+  p.peak_flops_per_s = peak_flops_per_s;
+  p.memory_bandwidth_bytes_per_s = memory_bandwidth_bytes_per_s;
+  KernelWork w;
+  w.matrix_flops = flops;
+  w.bytes = bytes;
+  KernelTime t = TimeKernel(w, p);
+  if (!(peak_flops_per_s > 0)) t.t_compute_s = 0;
+  if (!(memory_bandwidth_bytes_per_s > 0)) t.t_memory_s = 0;
+  t.latency_s = std::max(t.t_compute_s, t.t_memory_s);
+  return t;
+}
+
 }  // namespace ridgeline::engine

@@ -115,6 +115,12 @@ double TileWaveEfficiency(const GemmShape& gemm, int compute_units);
 
 KernelTime TimeKernel(const KernelWork& work, const Pricing& pricing);
 
+// The bare roofline of `flops` and `bytes` at the un-derated peak and
+// bandwidth (efficiency 1, no fixed cost): what the measured comparison
+// calls "% of roof" and what --fit divides by.
+KernelTime BareRoofline(double flops, double bytes, double peak_flops_per_s,
+                        double memory_bandwidth_bytes_per_s);
+
 }  // namespace ridgeline::engine
 
 #endif  // RIDGELINE_ENGINE_TIMING_H_

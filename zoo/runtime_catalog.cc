@@ -3,38 +3,13 @@
 #include <algorithm>
 #include <string>
 
-#include "absl/container/flat_hash_map.h"
-#include "fmt/format.h"
-#include "zoo/zoo.h"
+#include "zoo/entry_catalog.h"
 
 namespace ridgeline::zoo {
 
 absl::StatusOr<std::vector<engine::Runtime>> RuntimeCatalog() {
-  std::vector<engine::Runtime> catalog;
-  absl::flat_hash_map<std::string, std::string> owner;
-  for (const EmbeddedFile& f : Files(kRuntimePrefix)) {
-    if (!f.path.ends_with(".json")) continue;
-    const std::string origin = fmt::format("zoo/{}", f.path);
-    absl::StatusOr<engine::Runtime> r =
-        engine::ParseRuntimeJson(f.bytes, origin);
-    if (!r.ok()) return r.status();
-    std::vector<std::string> names = r->aliases;
-    names.push_back(r->key);
-    for (const std::string& n : names) {
-      auto [it, inserted] = owner.try_emplace(n, origin);
-      if (!inserted) {
-        return absl::InvalidArgumentError(
-            fmt::format("{}: key or alias '{}' is already used by {}", origin,
-                        n, it->second));
-      }
-    }
-    catalog.push_back(*std::move(r));
-  }
-  std::sort(catalog.begin(), catalog.end(),
-            [](const engine::Runtime& a, const engine::Runtime& b) {
-              return a.key < b.key;
-            });
-  return catalog;
+  return LoadEntryCatalog<engine::Runtime>(kRuntimePrefix,
+                                           engine::ParseRuntimeJson);
 }
 
 std::string_view DefaultRuntimeKey(const engine::Hardware& hardware) {

@@ -1,0 +1,40 @@
+#include "engine/json_fields.h"
+
+#include <cctype>
+
+#include "fmt/format.h"
+
+namespace ridgeline::engine {
+
+absl::Status FieldError(std::string_view origin, std::string_view field,
+                        std::string_view problem) {
+  return absl::InvalidArgumentError(
+      fmt::format("{}: field '{}': {}", origin, field, problem));
+}
+
+absl::StatusOr<nlohmann::json> ParseJsonObject(std::string_view text,
+                                               std::string_view origin,
+                                               std::string_view what) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: not valid JSON (at byte {})", origin, e.byte));
+  }
+  if (!j.is_object()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: {} must be a JSON object", origin, what));
+  }
+  return j;
+}
+
+std::string LowerAscii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+}  // namespace ridgeline::engine

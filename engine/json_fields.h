@@ -1,0 +1,30 @@
+// Helpers shared by the JSON data-file parsers (hardware entries, runtime
+// profiles): parse an object, name the file and field in every error.
+#ifndef RIDGELINE_ENGINE_JSON_FIELDS_H_
+#define RIDGELINE_ENGINE_JSON_FIELDS_H_
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace ridgeline::engine {
+
+// "<origin>: field '<field>': <problem>" as InvalidArgument.
+absl::Status FieldError(std::string_view origin, std::string_view field,
+                        std::string_view problem);
+
+// Parses `text` as one JSON object; `what` names it in errors ("a hardware
+// entry").
+absl::StatusOr<nlohmann::json> ParseJsonObject(std::string_view text,
+                                               std::string_view origin,
+                                               std::string_view what);
+
+// ASCII lower case.
+std::string LowerAscii(std::string_view s);
+
+}  // namespace ridgeline::engine
+
+#endif  // RIDGELINE_ENGINE_JSON_FIELDS_H_
