@@ -17,7 +17,9 @@ std::string Truncate(const std::string& name, size_t max_name) {
 
 struct Totals {
   double flops = 0, bytes = 0, t_compute = 0, t_memory = 0, latency = 0;
+  double t_overhead = 0;
   void Add(const LayerResult& l) {
+    t_overhead += l.t_overhead_s;
     flops += l.flops;
     bytes += l.bytes;
     t_compute += l.t_compute_s;
@@ -64,9 +66,10 @@ TextTable BuildLayerTable(const Analysis& analysis,
   TextTable table;
   table.headers = {"#",        "name",    "op",        "output shape",
                    "FLOPs",    "bytes",   "intensity", "T_compute",
-                   "T_memory", "latency", "% total",   "bound"};
-  table.right_align = {true, false, false, false, true, true,
-                       true, true,  true,  true,  true, false};
+                   "T_memory", "latency", "% total",   "bound",
+                   "regime",   "overhead"};
+  table.right_align = {true, false, false, false, true,  true,  true,
+                       true, true,  true,  true,  false, false, true};
   const double total = analysis.summary.latency_s;
   const auto& layers = analysis.layers;
 
@@ -79,6 +82,8 @@ TextTable BuildLayerTable(const Analysis& analysis,
     if (l.skipped) {
       for (int i = 0; i < 7; ++i) row.push_back("-");
       row.push_back("skipped");
+      row.push_back("-");
+      row.push_back("-");
       return row;
     }
     for (std::string& cell : NumberCells(l.flops, l.bytes, l.t_compute_s,
@@ -86,6 +91,9 @@ TextTable BuildLayerTable(const Analysis& analysis,
       row.push_back(std::move(cell));
     }
     row.push_back(std::string(BoundName(l.bound)));
+    row.push_back(l.host ? "host" : std::string(RegimeName(l.regime)));
+    row.push_back(l.latency_s > 0 ? FormatPercent(l.t_overhead_s / l.latency_s)
+                                  : "-");
     return row;
   };
 
@@ -127,6 +135,10 @@ TextTable BuildLayerTable(const Analysis& analysis,
         row.push_back(std::move(cell));
       }
       row.push_back("");
+      row.push_back("");
+      row.push_back(rest.latency > 0
+                        ? FormatPercent(rest.t_overhead / rest.latency)
+                        : "-");
       table.rows.push_back(std::move(row));
     }
     if (hosts > 0) {
@@ -136,7 +148,8 @@ TextTable BuildLayerTable(const Analysis& analysis,
       }
       table.rows.push_back(
           {"", fmt::format("host shape arithmetic ({}: {})", hosts, ops), "",
-           "", "-", "-", "-", "0 s", "0 s", "0 s", FormatPercent(0), "host"});
+           "", "-", "-", "-", "0 s", "0 s", "0 s", FormatPercent(0), "host",
+           "host", "-"});
     }
     if (views > 0) {
       std::string ops;
@@ -145,15 +158,15 @@ TextTable BuildLayerTable(const Analysis& analysis,
       }
       table.rows.push_back(
           {"", fmt::format("zero-latency views ({}: {})", views, ops), "", "",
-           "0 FLOP", "0 B", "-", "0 s", "0 s", "0 s", FormatPercent(0),
-           "none"});
+           "0 FLOP", "0 B", "-", "0 s", "0 s", "0 s", FormatPercent(0), "none",
+           "none", "-"});
     }
   }
   const double dispatch = analysis.assumptions.dispatch_tax_s;
   table.rows.push_back({"", "per-inference cost (dispatch, sync)", "", "", "",
                         "", "", "", "", FormatSeconds(dispatch),
                         total > 0 ? FormatPercent(dispatch / total) : "-",
-                        "overhead"});
+                        "overhead", "-", FormatPercent(1)});
   return table;
 }
 
