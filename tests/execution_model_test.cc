@@ -306,6 +306,34 @@ TEST(ExecutionModel, KvAppendIsWrittenInPlaceByCompiledButCopiedByEager) {
             2 * c["summary"]["kernels"].get<int>());
 }
 
+TEST(ExecutionModel, SiblingGemmsRunAsOneGemm) {
+  // llama-3.1-8b decode, bf16, compiled: per layer Q/K/V (same input) and
+  // gate/up merge: 2 x 32 = 64 merged kernels. The QKV kernel reads the
+  // 4096-wide input once (8,192 B), the weights 4096 x (4096 + 1024 + 1024)
+  // x 2 B = 50,331,648 B, and writes 6144 x 2 B = 12,288 B: 50,352,128 B.
+  const nlohmann::json j = RunJson(
+      {"--zoo", "llama-3.1-8b-decode", "--hw", "a100", "--precision", "bf16"});
+  int merged = 0;
+  for (const auto& k : j["kernels"]) {
+    const std::string fusion = k["fusion"];
+    if (fusion.find("horizontal") == std::string::npos) continue;
+    ++merged;
+    if (k["name"] == "horizontal:/layers.0/self_attn/q_proj/MatMul") {
+      EXPECT_DOUBLE_EQ(k["bytes"].get<double>(), 50352128.0);
+      EXPECT_EQ(k["layers"].size(), 3u);
+    }
+  }
+  EXPECT_EQ(merged, 64);
+  // Eager keeps one kernel per projection.
+  const nlohmann::json e =
+      RunJson({"--zoo", "llama-3.1-8b-decode", "--hw", "a100", "--precision",
+               "bf16", "--runtime", "eager"});
+  for (const auto& k : e["kernels"]) {
+    EXPECT_EQ(k["fusion"].get<std::string>().find("horizontal"),
+              std::string::npos);
+  }
+}
+
 TEST(ExecutionModel, ResNet50AtBatch1IsMostlyMemoryBoundWithOverheadApart) {
   for (const char* hw : {"a100", "h100"}) {
     const nlohmann::json j = RunJson({"--zoo", "resnet50", "--hw", hw,
