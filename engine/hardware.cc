@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -311,17 +309,9 @@ absl::StatusOr<Hardware> ParseHardwareJson(std::string_view json,
 }
 
 absl::StatusOr<Hardware> LoadHardwareFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        fmt::format("{}: cannot open hardware file", path));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    return absl::DataLossError(fmt::format("{}: read error", path));
-  }
-  return ParseHardwareJson(text.str(), path);
+  absl::StatusOr<std::string> text = ReadDataFile(path, "hardware file");
+  if (!text.ok()) return text.status();
+  return ParseHardwareJson(*text, path);
 }
 
 std::string HardwareToJson(const Hardware& hw) {

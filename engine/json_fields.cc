@@ -1,6 +1,8 @@
 #include "engine/json_fields.h"
 
 #include <cctype>
+#include <fstream>
+#include <sstream>
 
 #include "fmt/format.h"
 
@@ -27,6 +29,18 @@ absl::StatusOr<nlohmann::json> ParseJsonObject(std::string_view text,
         fmt::format("{}: {} must be a JSON object", origin, what));
   }
   return j;
+}
+
+absl::StatusOr<std::string> ReadDataFile(const std::string& path,
+                                         std::string_view what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return absl::NotFoundError(fmt::format("{}: cannot open {}", path, what));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return absl::DataLossError(fmt::format("{}: read error", path));
+  return text.str();
 }
 
 std::string LowerAscii(std::string_view s) {

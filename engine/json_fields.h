@@ -22,6 +22,10 @@ absl::StatusOr<nlohmann::json> ParseJsonObject(std::string_view text,
                                                std::string_view origin,
                                                std::string_view what);
 
+// The whole file at `path`; `what` names it in errors ("hardware file").
+absl::StatusOr<std::string> ReadDataFile(const std::string& path,
+                                         std::string_view what);
+
 // ASCII lower case.
 std::string LowerAscii(std::string_view s);
 

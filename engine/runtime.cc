@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "engine/json_fields.h"
 #include "fmt/format.h"
@@ -217,15 +215,9 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
 }
 
 absl::StatusOr<Runtime> LoadRuntimeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        fmt::format("{}: cannot open runtime file", path));
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(fmt::format("{}: read error", path));
-  return ParseRuntimeJson(text.str(), path);
+  absl::StatusOr<std::string> text = ReadDataFile(path, "runtime file");
+  if (!text.ok()) return text.status();
+  return ParseRuntimeJson(*text, path);
 }
 
 absl::StatusOr<Runtime> FindRuntime(const std::vector<Runtime>& catalog,
