@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "engine/activation_memory.h"
+#include "engine/counters/common.h"
 #include "engine/fusion.h"
 #include "engine/kernel_plan.h"
 #include "engine/precision.h"
@@ -160,14 +161,6 @@ std::vector<TensorInfo> Describe(const graph::Graph& graph,
   return out;
 }
 
-// Initializers and Constant outputs, as the counters count weights.
-bool IsWeightTensor(const graph::Graph& graph, int tensor) {
-  const graph::Tensor& t = graph.tensor(tensor);
-  if (t.is_weight()) return true;
-  return t.producer >= 0 && graph.node(t.producer).op_type == "Constant" &&
-         graph.node(t.producer).domain.empty();
-}
-
 // Sibling GEMMs: matrix kernels whose anchor MatMul/Gemm reads the same
 // activation against a weight (Q, K, V projections; gate and up) become one
 // GEMM with the weights side by side: the activation is read once.
@@ -183,8 +176,8 @@ void MergeSiblingGemms(const graph::Graph& graph, const TensorPricer& pricer,
       continue;
     }
     const int a = node.Input(0), b = node.Input(1);
-    if (a < 0 || b < 0 || !IsWeightTensor(graph, b) ||
-        IsWeightTensor(graph, a)) {
+    if (a < 0 || b < 0 || !counters::IsWeight(graph, graph.tensor(b)) ||
+        counters::IsWeight(graph, graph.tensor(a))) {
       continue;
     }
     by_input[a].push_back(i);
@@ -482,7 +475,7 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     for (int t : boundary.inputs) {
       const double bytes = pricer->TensorBytes(graph, graph.tensor(t));
       w.bytes += bytes;
-      if (IsWeightTensor(graph, t)) w.weight_bytes += bytes;
+      if (counters::IsWeight(graph, graph.tensor(t))) w.weight_bytes += bytes;
     }
     for (int t : boundary.outputs) {
       w.bytes += pricer->TensorBytes(graph, graph.tensor(t));

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/counters/common.h"
 #include "engine/fusion.h"
 #include "engine/fusion/op_sets.h"
 #include "engine/kernel_plan.h"
@@ -28,14 +29,6 @@ Bound BoundOf(double t_compute_s, double t_memory_s, double t_overhead_s) {
   }
   if (t_overhead_s > std::max(t_compute_s, t_memory_s)) return Bound::kOverhead;
   return t_compute_s >= t_memory_s ? Bound::kCompute : Bound::kMemory;
-}
-
-// Initializers and Constant outputs, as the counters count weights.
-bool IsWeightTensor(const graph::Graph& graph, int tensor) {
-  const graph::Tensor& t = graph.tensor(tensor);
-  if (t.is_weight()) return true;
-  return t.producer >= 0 && graph.node(t.producer).op_type == "Constant" &&
-         graph.node(t.producer).domain.empty();
 }
 
 }  // namespace
@@ -133,7 +126,7 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
     for (int t : boundary.inputs) {
       const double bytes = price.TensorBytes(graph, graph.tensor(t));
       g.bytes_read += bytes;
-      if (IsWeightTensor(graph, t)) g.weight_bytes += bytes;
+      if (counters::IsWeight(graph, graph.tensor(t))) g.weight_bytes += bytes;
     }
     for (int t : boundary.outputs) {
       g.bytes_written += price.TensorBytes(graph, graph.tensor(t));

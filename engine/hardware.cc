@@ -31,8 +31,6 @@ constexpr std::string_view kKnownFields[] = {
     "kernel_model",
 };
 
-std::string Lower(std::string_view s) { return LowerAscii(s); }
-
 // Lower case with everything but letters and digits removed, so that
 // "H100_SXM", "h100 sxm" and "h100-sxm" compare equal.
 std::string Squash(std::string_view s) {
@@ -229,7 +227,7 @@ absl::StatusOr<Hardware> ParseHardwareJson(std::string_view json,
   Hardware hw;
   absl::StatusOr<std::string> key = RequiredString(j, origin, "key");
   if (!key.ok()) return key.status();
-  hw.key = Lower(*key);
+  hw.key = LowerAscii(*key);
   absl::StatusOr<std::string> name = RequiredString(j, origin, "name");
   if (!name.ok()) return name.status();
   hw.name = *name;
@@ -243,7 +241,7 @@ absl::StatusOr<Hardware> ParseHardwareJson(std::string_view json,
         return FieldError(origin, "aliases",
                           "must be an array of non-empty strings");
       }
-      hw.aliases.push_back(Lower(a.get<std::string>()));
+      hw.aliases.push_back(LowerAscii(a.get<std::string>()));
     }
   }
 
@@ -361,9 +359,9 @@ std::string HardwareToJson(const Hardware& hw) {
 
 absl::StatusOr<Hardware> FindHardware(const std::vector<Hardware>& catalog,
                                       std::string_view name) {
-  const std::string lower = Lower(name);
+  const std::string lower = LowerAscii(name);
   for (const Hardware& hw : catalog) {
-    if (hw.key == lower || Lower(hw.name) == lower) return hw;
+    if (hw.key == lower || LowerAscii(hw.name) == lower) return hw;
     for (const std::string& a : hw.aliases) {
       if (a == lower) return hw;
     }

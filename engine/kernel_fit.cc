@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "engine/rank_stats.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine {
@@ -25,13 +26,6 @@ bool ToDouble(std::string_view s, double* out) {
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
   return ec == std::errc() && end == s.data() + s.size() &&
          std::isfinite(*out) && *out >= 0;
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 double Loss(const std::vector<KernelSample>& samples, const Hardware& hw,
@@ -213,9 +207,9 @@ absl::StatusOr<KernelFitResult> FitKernelModel(
     loo_errors.push_back(std::abs(row.loo_predicted_s / row.measured_s - 1));
     r.rows.push_back(row);
   }
-  r.median_abs_error = Median(errors);
+  r.median_abs_error = Quantile(errors, 0.5).value_or(0);
   r.max_abs_error = *std::max_element(errors.begin(), errors.end());
-  r.loo_median_abs_error = Median(loo_errors);
+  r.loo_median_abs_error = Quantile(loo_errors, 0.5).value_or(0);
   r.loo_max_abs_error = *std::max_element(loo_errors.begin(), loo_errors.end());
   return r;
 }

@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "engine/counters/common.h"
 #include "engine/precision.h"
 #include "engine/precision_pricer.h"
 #include "fmt/format.h"
@@ -28,14 +29,6 @@ constexpr std::string_view kActivationChoices[] = {"int8", "fp8", "fp16",
 
 bool IsDefaultDomain(const graph::Node& node) {
   return node.domain.empty() || node.domain == "ai.onnx";
-}
-
-// Weights: initializers and outputs of Constant nodes (as the counters and
-// the analysis count them).
-bool IsWeightTensor(const graph::Graph& graph, const graph::Tensor& tensor) {
-  if (tensor.is_weight()) return true;
-  return tensor.producer >= 0 && IsDefaultDomain(graph.node(tensor.producer)) &&
-         graph.node(tensor.producer).op_type == "Constant";
 }
 
 bool IsMatrixOp(const graph::Node& node) {
@@ -172,7 +165,7 @@ bool IsQuantizedModel(const graph::Graph& graph, std::string* why) {
       return found(fmt::format("node '{}' is {}", node.name, node.op_type));
     }
     if (node.op_type == "DequantizeLinear" && node.Input(0) >= 0 &&
-        IsWeightTensor(graph, graph.tensor(node.Input(0)))) {
+        counters::IsWeight(graph, graph.tensor(node.Input(0)))) {
       return found(fmt::format(
           "node '{}' dequantizes the stored weight '{}' (QDQ model)", node.name,
           graph.tensor(node.Input(0)).name));
@@ -290,7 +283,7 @@ QuantizedPricer::QuantizedPricer(const graph::Graph& graph,
     const int index = static_cast<int>(i);
     const graph::Tensor& t = graph.tensor(index);
     if (!graph::IsFloating(t.dtype)) continue;
-    if (IsWeightTensor(graph, t)) {
+    if (counters::IsWeight(graph, t)) {
       if (t.dims.size() < 2) continue;  // biases, norm scales: as stored
       roles_[i] = TensorRole::kWeight;
       if (options_.weights.empty() || !t.shape_known) continue;
@@ -472,7 +465,7 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(
   result.speedup =
       result.latency_s > 0 ? result.latency_before_s / result.latency_s : 1;
   for (const graph::Tensor& t : graph.tensors()) {
-    if (!IsWeightTensor(graph, t)) continue;
+    if (!counters::IsWeight(graph, t)) continue;
     result.model_bytes_before += before_pricer.TensorBytes(graph, t);
     result.model_bytes += pricer.TensorBytes(graph, t);
   }

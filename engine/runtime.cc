@@ -13,8 +13,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string Lower(std::string_view s) { return LowerAscii(s); }
-
 absl::StatusOr<double> Number(const Json& v, std::string_view origin,
                               std::string_view field, double max) {
   if (!v.is_number()) {
@@ -91,7 +89,7 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
     };
     if (field == "key") {
       s = set_string(&r.key);
-      r.key = Lower(r.key);
+      r.key = LowerAscii(r.key);
       has_key = true;
     } else if (field == "name") {
       s = set_string(&r.name);
@@ -113,7 +111,7 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
             s = FieldError(origin, field, "must be an array of strings");
             break;
           }
-          r.aliases.push_back(Lower(a.get<std::string>()));
+          r.aliases.push_back(LowerAscii(a.get<std::string>()));
         }
       }
     } else if (field == "fusion") {
@@ -222,7 +220,7 @@ absl::StatusOr<Runtime> LoadRuntimeFile(const std::string& path) {
 
 absl::StatusOr<Runtime> FindRuntime(const std::vector<Runtime>& catalog,
                                     std::string_view name) {
-  const std::string lower = Lower(name);
+  const std::string lower = LowerAscii(name);
   for (const Runtime& r : catalog) {
     if (r.key == lower) return r;
     if (std::find(r.aliases.begin(), r.aliases.end(), lower) !=
