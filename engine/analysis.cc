@@ -420,66 +420,26 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     k.name = layer.name.empty() ? layer.op_type : layer.name;
     k.anchor = layer.node;
     k.layers.push_back(li);
-    KernelWork& w = k.work;
-    w.kind = ClassOfNode(graph.node(layer.node), c);
-    w.op_type = layer.op_type;
-    w.matrix_flops = c.macs * options.flops_per_mac;
-    w.other_flops = c.other_flops;
-    w.bytes = layer.bytes;
-    w.weight_bytes = c.weight_bytes;
-    w.gemm = c.gemm;
-    if (w.kind != KernelClass::kMatrix && w.kind != KernelClass::kAttention) {
-      w.other_flops += w.matrix_flops;  // thin contractions: vector units
-      w.matrix_flops = 0;
-    }
+    k.work = NodeKernelWork(graph.node(layer.node), c, options.flops_per_mac);
     if (runtime.kv_append_in_place && IsKvAppend(graph, layer.node)) {
       k.fusion = "kv-append";
-      w.bytes = KvAppendBytes(graph, layer.node, *pricer);
+      k.work.bytes = KvAppendBytes(graph, layer.node, *pricer);
     }
     layer.kernel = static_cast<int>(analysis.kernels.size());
     analysis.kernels.push_back(std::move(k));
   }
-  // Fused kernels: members' FLOPs, the group's boundary bytes.
+  // Fused kernels: members' FLOPs, the boundary bytes of their device
+  // members (host members left out).
   for (size_t g = 0; g < plan.groups.size(); ++g) {
     if (kernel_of_group[g] < 0) continue;
-    const FusionGroup& group = plan.groups[g];
-    KernelResult& k = analysis.kernels[kernel_of_group[g]];
-    KernelWork& w = k.work;
-    const LayerResult& anchor = analysis.layers[layer_of[group.anchor]];
-    w.op_type = anchor.op_type;
-    w.kind = group.kind == FusionKind::kAttention ? KernelClass::kAttention
-                                                  : KernelClass::kElementwise;
-    if (group.kind == FusionKind::kEpilogue) {
-      w.kind = ClassOfNode(graph.node(group.anchor), anchor.cost);
-      w.gemm = anchor.cost.gemm;
-    }
-    for (int li : k.layers) {
-      const LayerResult& m = analysis.layers[li];
-      w.matrix_flops += m.cost.macs * options.flops_per_mac;
-      w.other_flops += m.cost.other_flops;
-      const KernelClass kind = ClassOfNode(graph.node(m.node), m.cost);
-      if (group.kind == FusionKind::kElementwise &&
-          kind == KernelClass::kReduction) {
-        w.kind = KernelClass::kReduction;
-      }
-    }
-    if (w.kind != KernelClass::kMatrix && w.kind != KernelClass::kAttention) {
-      w.other_flops += w.matrix_flops;
-      w.matrix_flops = 0;
-    }
     std::vector<int> device_members;
-    for (int m : group.members) {
+    for (int m : plan.groups[g].members) {
       if (!host[m]) device_members.push_back(m);
     }
-    const GroupBoundary boundary = ComputeGroupBoundary(graph, device_members);
-    for (int t : boundary.inputs) {
-      const double bytes = pricer->TensorBytes(graph, graph.tensor(t));
-      w.bytes += bytes;
-      if (counters::IsWeight(graph, graph.tensor(t))) w.weight_bytes += bytes;
-    }
-    for (int t : boundary.outputs) {
-      w.bytes += pricer->TensorBytes(graph, graph.tensor(t));
-    }
+    analysis.kernels[kernel_of_group[g]].work =
+        FusedKernelOf(graph, plan.groups[g], device_members, analysis.layers,
+                      layer_of, *pricer, options.flops_per_mac)
+            .work;
   }
 
   if (runtime.fuse_sibling_gemms) {

@@ -95,6 +95,23 @@ struct GroupBoundary {
 GroupBoundary ComputeGroupBoundary(const graph::Graph& graph,
                                    const std::vector<int>& members);
 
+// The one kernel `members` of `group` run as (engine/timing.h): the
+// anchor's op and, for an epilogue, its class and GEMM shape; an elementwise
+// group with a reduction is a reduction kernel; the members' FLOPs; the
+// bytes of the tensors entering the members (each read once) and leaving
+// them, priced by `pricer`. `layers` / `layer_of` are an analysis' layers and
+// the index of each node's layer.
+struct FusedKernel {
+  KernelWork work;
+  double bytes_read = 0;
+  double bytes_written = 0;
+};
+FusedKernel FusedKernelOf(const graph::Graph& graph, const FusionGroup& group,
+                          const std::vector<int>& members,
+                          const std::vector<LayerResult>& layers,
+                          const std::vector<int>& layer_of,
+                          const TensorPricer& pricer, double flops_per_mac);
+
 // One group, before (each member its own kernel, as in the unfused
 // analysis) and after fusion. Times in seconds, bytes in bytes, FLOPs in the
 // analysis' FLOP convention (assumptions.flops_per_mac).

@@ -33,6 +33,44 @@ Bound BoundOf(double t_compute_s, double t_memory_s, double t_overhead_s) {
 
 }  // namespace
 
+FusedKernel FusedKernelOf(const graph::Graph& graph, const FusionGroup& group,
+                          const std::vector<int>& members,
+                          const std::vector<LayerResult>& layers,
+                          const std::vector<int>& layer_of,
+                          const TensorPricer& pricer, double flops_per_mac) {
+  FusedKernel fused;
+  KernelWork& w = fused.work;
+  const LayerResult& anchor = layers[layer_of[group.anchor]];
+  w.op_type = anchor.op_type;
+  w.kind = group.kind == FusionKind::kAttention ? KernelClass::kAttention
+                                                : KernelClass::kElementwise;
+  if (group.kind == FusionKind::kEpilogue) {
+    w.kind = ClassOfNode(graph.node(group.anchor), anchor.cost);
+    w.gemm = anchor.cost.gemm;
+  }
+  for (int m : members) {
+    const LayerResult& layer = layers[layer_of[m]];
+    w.matrix_flops += layer.cost.macs * flops_per_mac;
+    w.other_flops += layer.cost.other_flops;
+    if (group.kind == FusionKind::kElementwise &&
+        ClassOfNode(graph.node(m), layer.cost) == KernelClass::kReduction) {
+      w.kind = KernelClass::kReduction;
+    }
+  }
+  PlaceFlopsByClass(&w);
+  const GroupBoundary boundary = ComputeGroupBoundary(graph, members);
+  for (int t : boundary.inputs) {
+    const double bytes = pricer.TensorBytes(graph, graph.tensor(t));
+    fused.bytes_read += bytes;
+    if (counters::IsWeight(graph, graph.tensor(t))) w.weight_bytes += bytes;
+  }
+  for (int t : boundary.outputs) {
+    fused.bytes_written += pricer.TensorBytes(graph, graph.tensor(t));
+  }
+  w.bytes = fused.bytes_read + fused.bytes_written;
+  return fused;
+}
+
 absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
                                          const FusionPlan& plan,
                                          const graph::Graph& graph,
@@ -122,43 +160,14 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
         BoundOf(t_compute_unfused, t_memory_unfused, t_overhead_unfused);
     g.roof_bound_unfused = BoundOf(t_compute_unfused, t_memory_unfused, 0);
 
-    const GroupBoundary boundary = ComputeGroupBoundary(graph, group.members);
-    for (int t : boundary.inputs) {
-      const double bytes = price.TensorBytes(graph, graph.tensor(t));
-      g.bytes_read += bytes;
-      if (counters::IsWeight(graph, graph.tensor(t))) g.weight_bytes += bytes;
-    }
-    for (int t : boundary.outputs) {
-      g.bytes_written += price.TensorBytes(graph, graph.tensor(t));
-    }
+    const FusedKernel fused =
+        FusedKernelOf(graph, group, group.members, unfused.layers, layer_of,
+                      price, a.flops_per_mac);
+    g.bytes_read = fused.bytes_read;
+    g.bytes_written = fused.bytes_written;
+    g.weight_bytes = fused.work.weight_bytes;
     g.bytes = g.bytes_read + g.bytes_written;
-
-    KernelWork work;
-    const LayerResult& anchor = unfused.layers[layer_of[group.anchor]];
-    work.op_type = anchor.op_type;
-    work.kind = group.kind == FusionKind::kAttention
-                    ? KernelClass::kAttention
-                    : KernelClass::kElementwise;
-    if (group.kind == FusionKind::kEpilogue) {
-      work.kind = ClassOfNode(graph.node(group.anchor), anchor.cost);
-      work.gemm = anchor.cost.gemm;
-    }
-    for (int m : group.members) {
-      const LayerResult& layer = unfused.layers[layer_of[m]];
-      work.matrix_flops += layer.cost.macs * a.flops_per_mac;
-      work.other_flops += layer.cost.other_flops;
-      if (group.kind == FusionKind::kElementwise &&
-          ClassOfNode(graph.node(m), layer.cost) == KernelClass::kReduction) {
-        work.kind = KernelClass::kReduction;
-      }
-    }
-    if (work.kind != KernelClass::kMatrix &&
-        work.kind != KernelClass::kAttention) {
-      work.other_flops += work.matrix_flops;
-      work.matrix_flops = 0;
-    }
-    work.bytes = g.bytes;
-    work.weight_bytes = g.weight_bytes;
+    const KernelWork& work = fused.work;
     const KernelTime time = TimeKernel(work, unfused.pricing);
     g.t_compute_s = time.t_compute_s;
     g.t_memory_s = time.t_memory_s;

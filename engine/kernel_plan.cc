@@ -148,4 +148,27 @@ KernelClass ClassOfNode(const graph::Node& node, const Cost& cost) {
   return KernelClass::kElementwise;
 }
 
+KernelWork NodeKernelWork(const graph::Node& node, const Cost& cost,
+                          double flops_per_mac) {
+  KernelWork w;
+  w.kind = ClassOfNode(node, cost);
+  w.op_type = node.op_type;
+  w.matrix_flops = cost.macs * flops_per_mac;
+  w.other_flops = cost.other_flops;
+  w.bytes = cost.Bytes();
+  w.weight_bytes = cost.weight_bytes;
+  w.gemm = cost.gemm;
+  PlaceFlopsByClass(&w);
+  return w;
+}
+
+void PlaceFlopsByClass(KernelWork* work) {
+  if (work->kind == KernelClass::kMatrix ||
+      work->kind == KernelClass::kAttention) {
+    return;
+  }
+  work->other_flops += work->matrix_flops;
+  work->matrix_flops = 0;
+}
+
 }  // namespace ridgeline::engine

@@ -36,6 +36,16 @@ double KvAppendBytes(const graph::Graph& graph, int node,
 // as elementwise-class kernels.
 KernelClass ClassOfNode(const graph::Node& node, const Cost& cost);
 
+// The work of a one-node kernel: its cost's FLOPs and bytes, its class and
+// GEMM shape; kernels that are not matrix or attention kernels run every
+// FLOP on the vector units.
+KernelWork NodeKernelWork(const graph::Node& node, const Cost& cost,
+                          double flops_per_mac);
+
+// Moves the matrix FLOPs of a kernel that does not run on matrix units
+// (elementwise, reduction, movement) to the vector units.
+void PlaceFlopsByClass(KernelWork* work);
+
 }  // namespace ridgeline::engine
 
 #endif  // RIDGELINE_ENGINE_KERNEL_PLAN_H_
