@@ -76,73 +76,65 @@ TextTable BuildRuntimeTable(const std::vector<Runtime>& runtimes) {
   return t;
 }
 
-}  // namespace
-
-void WriteRuntimeList(const std::vector<Runtime>& runtimes, Format format,
-                      std::ostream& out) {
+// A catalog listing in `format`: the JSON array, or the table under its
+// title.
+void WriteList(Format format, const nlohmann::ordered_json& json,
+               const TextTable& table, std::string_view title,
+               std::ostream& out) {
   switch (format) {
-    case Format::kJson: {
-      nlohmann::ordered_json list = nlohmann::ordered_json::array();
-      for (const Runtime& r : runtimes) {
-        nlohmann::ordered_json j;
-        j["key"] = r.key;
-        j["name"] = r.name;
-        j["device"] = r.device;
-        j["fusion"] = FusionKindsName(r.fusion);
-        j["fuse_sibling_gemms"] = r.fuse_sibling_gemms;
-        j["kv_append_in_place"] = r.kv_append_in_place;
-        j["host_shape_ops"] = r.host_shape_ops;
-        j["efficiency_model"] = r.size_aware ? "size-aware" : "flat";
-        j["launch_model"] = LaunchModel(r);
-        nlohmann::ordered_json sources = nlohmann::ordered_json::object();
-        for (const auto& [field, citation] : r.sources)
-          sources[field] = citation;
-        j["sources"] = sources;
-        list.push_back(std::move(j));
-      }
-      fmt::print(out, "{}\n", list.dump(2));
+    case Format::kJson:
+      fmt::print(out, "{}\n", json.dump(2));
       return;
-    }
     case Format::kCsv:
-      fmt::print(out, "{}", RenderCsv(BuildRuntimeTable(runtimes)));
+      fmt::print(out, "{}", RenderCsv(table));
       return;
     case Format::kMarkdown:
-      fmt::print(out, "{}", RenderMarkdown(BuildRuntimeTable(runtimes)));
+      fmt::print(out, "{}", RenderMarkdown(table));
       return;
     case Format::kTable:
-      fmt::print(out,
-                 "Runtime profiles (zoo/runtimes/*.json; sources with "
-                 "--format json)\n\n{}",
-                 RenderText(BuildRuntimeTable(runtimes)));
+      fmt::print(out, "{}\n\n{}", title, RenderText(table));
       return;
   }
 }
 
+}  // namespace
+
+void WriteRuntimeList(const std::vector<Runtime>& runtimes, Format format,
+                      std::ostream& out) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const Runtime& r : runtimes) {
+    nlohmann::ordered_json j;
+    j["key"] = r.key;
+    j["name"] = r.name;
+    j["device"] = r.device;
+    j["fusion"] = FusionKindsName(r.fusion);
+    j["fuse_sibling_gemms"] = r.fuse_sibling_gemms;
+    j["kv_append_in_place"] = r.kv_append_in_place;
+    j["host_shape_ops"] = r.host_shape_ops;
+    j["efficiency_model"] = r.size_aware ? "size-aware" : "flat";
+    j["launch_model"] = LaunchModel(r);
+    nlohmann::ordered_json sources = nlohmann::ordered_json::object();
+    for (const auto& [field, citation] : r.sources) sources[field] = citation;
+    j["sources"] = sources;
+    list.push_back(std::move(j));
+  }
+  WriteList(format, list, BuildRuntimeTable(runtimes),
+            "Runtime profiles (zoo/runtimes/*.json; sources with --format "
+            "json)",
+            out);
+}
+
 void WriteHardwareList(const std::vector<Hardware>& devices, Format format,
                        std::ostream& out) {
-  switch (format) {
-    case Format::kJson: {
-      nlohmann::ordered_json list = nlohmann::ordered_json::array();
-      for (const Hardware& hw : devices) {
-        list.push_back(nlohmann::ordered_json::parse(HardwareToJson(hw)));
-      }
-      fmt::print(out, "{}\n", list.dump(2));
-      return;
-    }
-    case Format::kCsv:
-      fmt::print(out, "{}", RenderCsv(BuildTable(devices)));
-      return;
-    case Format::kMarkdown:
-      fmt::print(out, "{}", RenderMarkdown(BuildTable(devices)));
-      return;
-    case Format::kTable:
-      fmt::print(out,
-                 "Hardware zoo: dense peaks (no sparsity), memory bandwidth, "
-                 "capacity, TDP and dispatch tax; sources in each entry "
-                 "(--format json)\n\n{}",
-                 RenderText(BuildTable(devices)));
-      return;
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const Hardware& hw : devices) {
+    list.push_back(nlohmann::ordered_json::parse(HardwareToJson(hw)));
   }
+  WriteList(format, list, BuildTable(devices),
+            "Hardware zoo: dense peaks (no sparsity), memory bandwidth, "
+            "capacity, TDP and dispatch tax; sources in each entry "
+            "(--format json)",
+            out);
 }
 
 }  // namespace ridgeline::engine::report
