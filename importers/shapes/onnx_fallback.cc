@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "graph/fmt_absl.h"
+#include "importers/shapes/schema_check.h"
 #include "onnx/defs/schema.h"
 #include "onnx/defs/shape_inference.h"
 
@@ -174,6 +176,13 @@ absl::Status InferWithOnnxSchema(InferContext& ctx) {
       onnx::OpSchemaRegistry::Schema(node.op_type, opset, node.domain);
   if (schema == nullptr || !schema->has_type_and_shape_inference_function()) {
     return Unresolved(missing);
+  }
+  // At opsets newer than libonnx knows, the schema found is an older one
+  // the node need not conform to: its shape is then unknown, not an error.
+  if (absl::Status conforms = CheckAgainstOpSchema(*schema, node, ctx.proto());
+      !conforms.ok()) {
+    return Unresolved(
+        fmt::format("ONNX shape inference not run: {}", conforms.message()));
   }
   NodeInferenceContext onnx_ctx(ctx);
   try {

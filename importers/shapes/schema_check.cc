@@ -43,6 +43,13 @@ absl::Status CheckAgainstSchema(const graph::Node& node,
   const onnx::OpSchema* schema =
       onnx::OpSchemaRegistry::Schema(node.op_type, opset, node.domain);
   if (schema == nullptr) return absl::OkStatus();
+  return CheckAgainstOpSchema(*schema, node, proto);
+}
+
+absl::Status CheckAgainstOpSchema(const onnx::OpSchema& schema_ref,
+                                  const graph::Node& node,
+                                  const onnx::NodeProto* proto) {
+  const onnx::OpSchema* schema = &schema_ref;
   const std::string op =
       fmt::format("{}-{}", node.op_type, schema->SinceVersion());
   const size_t n_in = node.inputs.size();

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "graph/graph.h"
+#include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
 
 namespace ridgeline::importers::shapes {
@@ -19,6 +20,14 @@ namespace ridgeline::importers::shapes {
 // shape functions treat missing inputs as absent.
 absl::Status CheckAgainstSchema(const graph::Node& node,
                                 const onnx::NodeProto* proto);
+
+// The same checks against a given schema, whatever the node's opset: for
+// handing a node to that schema's own inference function, which trusts that
+// its inputs and required attributes are there (libonnx's Scan inference
+// dereferences a missing 'num_scan_inputs').
+absl::Status CheckAgainstOpSchema(const onnx::OpSchema& schema,
+                                  const graph::Node& node,
+                                  const onnx::NodeProto* proto);
 
 }  // namespace ridgeline::importers::shapes
 
