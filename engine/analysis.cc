@@ -363,6 +363,9 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
   const std::vector<bool> host = runtime.host_shape_ops
                                      ? FindHostNodes(graph)
                                      : std::vector<bool>(graph.nodes().size());
+  const std::vector<bool> strided =
+      runtime.strided_views ? FindStridedViews(graph)
+                            : std::vector<bool>(graph.nodes().size());
   std::vector<int> layer_of(graph.nodes().size(), -1);
   for (size_t i = 0; i < analysis.layers.size(); ++i) {
     layer_of[analysis.layers[i].node] = static_cast<int>(i);
@@ -394,6 +397,10 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     if (c.view) {
       ++summary.view_layers;
       continue;  // no work, no traffic, no kernel; bound stays kNone
+    }
+    if (strided[layer.node]) {
+      ++summary.view_layers;
+      continue;  // a strided view: no kernel, its consumers read through it
     }
     ++summary.layers;
     if (host[layer.node]) {

@@ -72,6 +72,40 @@ std::vector<bool> FindHostNodes(const graph::Graph& graph) {
   return host;
 }
 
+std::vector<bool> FindStridedViews(const graph::Graph& graph) {
+  const size_t n = graph.nodes().size();
+  std::vector<bool> view(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    const graph::Node& node = graph.node(static_cast<int>(i));
+    if (!node.domain.empty() && node.domain != "ai.onnx") continue;
+    if (node.op_type == "Expand") {
+      view[i] = true;
+    } else if (node.op_type == "Slice") {
+      // steps: input 4 (opset >= 10) or absent (all 1).
+      const int steps = node.Input(4);
+      bool positive = true;
+      if (steps >= 0) {
+        const auto& values = graph.tensor(steps).int_values;
+        positive = values.has_value();
+        if (positive) {
+          for (int64_t s : *values) positive = positive && s > 0;
+        }
+      }
+      view[i] = positive;
+    } else if (node.op_type == "Transpose") {
+      const int out = node.Output(0);
+      bool reshaped = out < 0;
+      if (out >= 0) {
+        for (int c : graph.tensor(out).consumers) {
+          reshaped |= OneOf(graph.node(c).op_type, {"Reshape", "Flatten"});
+        }
+      }
+      view[i] = !reshaped;
+    }
+  }
+  return view;
+}
+
 bool IsKvAppend(const graph::Graph& graph, int node) {
   const graph::Node& n = graph.node(node);
   if (n.op_type != "Concat" || !n.domain.empty()) return false;

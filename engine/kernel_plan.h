@@ -22,6 +22,14 @@ namespace ridgeline::engine {
 // elements in all (a scale vector computed from shapes).
 std::vector<bool> FindHostNodes(const graph::Graph& graph);
 
+// Per node: true when a runtime with strided views (PyTorch eager) runs the
+// node as a view of its input, launching nothing: Slice with positive
+// steps (torch's narrow/slicing), Expand, and Transpose unless one of its
+// consumers is a Reshape or Flatten (torch's reshape of a non-contiguous
+// tensor copies it; that copy is the Transpose's kernel). The consumers of
+// a view read it through its strides, at the bytes they already count.
+std::vector<bool> FindStridedViews(const graph::Graph& graph);
+
 // True for Concat(past, new) -> present where `past` is a graph input and
 // `present` a graph output: a KV-cache append, which runtimes with a
 // preallocated or paged cache write in place.

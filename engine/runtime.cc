@@ -144,6 +144,8 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
       s = set_bool(&r.kv_append_in_place);
     } else if (field == "host_shape_ops") {
       s = set_bool(&r.host_shape_ops);
+    } else if (field == "strided_views") {
+      s = set_bool(&r.strided_views);
     } else if (field == "efficiency_model") {
       if (v == "size-aware") {
         r.size_aware = true;

@@ -34,6 +34,10 @@ struct Runtime {
   // Shape arithmetic (folded int64 shape tensors, Shape/Gather/Concat on
   // shapes) runs on the host: no kernel, no device time.
   bool host_shape_ops = true;
+  // Layout ops run as strided views of their input (PyTorch eager: slicing,
+  // transpose and expand alias storage): no kernel, except a Transpose
+  // whose output is reshaped, which copies (see FindStridedViews).
+  bool strided_views = false;
   // "size-aware": the kernel model of engine/timing.h with the device's
   // fitted constants; "flat": T = max(FLOPs/(peak*e_c), bytes/(BW*e_m)) +
   // per-node tax, mlsysim's per-layer formula.

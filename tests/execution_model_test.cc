@@ -4,6 +4,7 @@
 // are worked out by hand in the comments.
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -304,6 +305,35 @@ TEST(ExecutionModel, KvAppendIsWrittenInPlaceByCompiledButCopiedByEager) {
   for (const auto& k : e["kernels"]) EXPECT_NE(k["fusion"], "kv-append");
   EXPECT_GT(e["summary"]["kernels"].get<int>(),
             2 * c["summary"]["kernels"].get<int>());
+}
+
+TEST(ExecutionModel, EagerRunsLayoutOpsAsStridedViews) {
+  // Hugging Face LlamaAttention (transformers 4.3x), one decoder layer in
+  // PyTorch eager: q/k/v `.view().transpose(1, 2)`, `key.transpose(2, 3)`
+  // for QK^T, rotate_half's two slices of q and of k are views (no
+  // kernel); only `attn_output.transpose(1, 2).contiguous()` copies. So of
+  // the graph's 5 Transposes and 4 Slices per layer, 1 Transpose per layer
+  // (32 in all) launches a kernel, and no Slice or Expand does.
+  const nlohmann::json e =
+      RunJson({"--zoo", "llama-2-7b-decode", "--hw", "a100", "--precision",
+               "bf16", "--runtime", "eager"});
+  std::map<std::string, int> launched;
+  for (const auto& k : e["kernels"]) {
+    for (const auto& li : k["layers"]) {
+      ++launched[e["layers"][li.get<int>()]["op"].get<std::string>()];
+    }
+  }
+  EXPECT_EQ(launched["Transpose"], 32);
+  EXPECT_EQ(launched["Slice"], 0);
+  EXPECT_EQ(launched["Expand"], 0);
+  // rotate_half's Neg (2 per layer) and the q/k embedding Muls still run.
+  EXPECT_EQ(launched["Neg"], 64);
+  // The compiled profile has no strided views: its layout ops are fused.
+  const nlohmann::json c =
+      RunJson({"--zoo", "llama-2-7b-decode", "--hw", "a100", "--precision",
+               "bf16", "--runtime", "compiled"});
+  EXPECT_LT(c["summary"]["view_layers"].get<int>(),
+            e["summary"]["view_layers"].get<int>());
 }
 
 TEST(ExecutionModel, SiblingGemmsRunAsOneGemm) {
