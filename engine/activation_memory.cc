@@ -18,7 +18,7 @@ double PeakActivationBytes(const graph::Graph& graph,
   std::vector<int> start(num_tensors, -1), end(num_tensors, -1);
   for (int t = 0; t < num_tensors; ++t) {
     const graph::Tensor& tensor = tensors[t];
-    if (tensor.is_weight()) continue;
+    if (graph.IsWeight(tensor)) continue;
     if (tensor.producer >= 0) {
       start[t] = step_of[tensor.producer];
     } else if (tensor.kind == graph::TensorKind::kGraphInput) {
@@ -53,7 +53,7 @@ double PeakActivationBytes(const graph::Graph& graph,
 
   std::vector<double> delta(steps + 1, 0.0);
   for (int t = 0; t < num_tensors; ++t) {
-    if (root[t] != t || start[t] < 0 || tensors[t].is_weight()) continue;
+    if (root[t] != t || start[t] < 0 || graph.IsWeight(tensors[t])) continue;
     const double bytes = pricer.TensorBytes(graph, tensors[t]);
     delta[start[t]] += bytes;
     delta[end[t] + 1] -= bytes;

@@ -253,6 +253,12 @@ absl::StatusOr<Cost> CounterRegistry::Count(const graph::Graph& graph,
                     node_index, graph.nodes().size()));
   }
   const graph::Node& node = graph.node(node_index);
+  if (node.not_run) {
+    Cost cost;
+    cost.view = true;  // no work, no traffic, no kernel
+    cost.note = "not run: in the If branch its folded condition skips";
+    return cost;
+  }
   auto check_known = [&](const graph::IndexList& tensors,
                          std::string_view kind) -> absl::Status {
     for (int t : tensors) {

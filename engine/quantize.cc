@@ -173,7 +173,7 @@ bool IsQuantizedModel(const graph::Graph& graph, std::string* why) {
   }
   for (size_t i = 0; i < graph.tensors().size(); ++i) {
     const graph::Tensor& t = graph.tensor(static_cast<int>(i));
-    if (!t.is_weight() || t.dims.size() < 2) continue;
+    if (!graph.IsWeight(t) || t.dims.size() < 2) continue;
     const bool low_bit_int =
         t.dtype == graph::DType::kInt8 || t.dtype == graph::DType::kUInt8 ||
         t.dtype == graph::DType::kInt4 || t.dtype == graph::DType::kUInt4;

@@ -170,10 +170,36 @@ std::vector<int> Graph::Inputs() const {
   return inputs;
 }
 
+bool Graph::IsWeight(const Tensor& tensor) const {
+  if (tensor.is_weight()) return true;
+  if (tensor.producer < 0 ||
+      tensor.producer >= static_cast<int>(nodes_.size())) {
+    return false;
+  }
+  const Node& producer = nodes_[tensor.producer];
+  if (producer.op_type != "Constant" || !producer.domain.empty() ||
+      !tensor.shape_known || tensor.NumElements() <= 1) {
+    return false;
+  }
+  switch (tensor.dtype) {
+    case DType::kInt8:
+    case DType::kUInt8:
+    case DType::kInt4:
+    case DType::kUInt4:
+      return true;
+    default:
+      return IsFloating(tensor.dtype);
+  }
+}
+
 int64_t Graph::ParameterCount() const {
   int64_t total = 0;
   for (const Tensor& t : tensors_) {
-    if (t.is_weight() && t.shape_known) total += t.NumElements();
+    // Saturates: Finalize bounds the initializers' sum, not Constants'.
+    if (IsWeight(t) && t.shape_known &&
+        __builtin_add_overflow(total, t.NumElements(), &total)) {
+      return INT64_MAX;
+    }
   }
   return total;
 }

@@ -85,6 +85,9 @@ struct Node {
   // and the attribute holding the body ("then_branch", "body", ...).
   int parent = -1;
   std::string parent_attribute;
+  // Inside an If branch that its folded condition does not take (set by the
+  // importer): the node never runs, is not counted and not unresolved.
+  bool not_run = false;
 
   bool HasAttribute(std::string_view key) const;
   int64_t GetInt(std::string_view key, int64_t default_value) const;
@@ -118,9 +121,24 @@ using BoostGraph =
     boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS,
                           VertexProperties, EdgeProperties>;
 
+// How the batch was bound, settled once by the importer: every mode (the
+// throughput, sweeps) reads it from here.
+struct BatchBinding {
+  // The batch: the value bound to the batch dims, else the static leading
+  // dim of the first input of rank >= 2, else 1.
+  int64_t value = 1;
+  // The symbolic dim names bound as the batch ("batch", or an anonymous
+  // leading dim's "input 'x' dim 0"); empty when the batch is static.
+  std::vector<std::string> dim_names;
+  // Where: "input 'x' dim 0", one per bound dim.
+  std::vector<std::string> sites;
+  bool symbolic() const { return !dim_names.empty(); }
+};
+
 class Graph {
  public:
   std::string name;
+  BatchBinding batch;
   std::vector<Unresolved> unresolved;
   // Non-fatal problems found while importing (missing external data, ...).
   std::vector<std::string> warnings;
@@ -156,7 +174,15 @@ class Graph {
   const std::vector<int>& topological_order() const { return topo_order_; }
   const BoostGraph& boost_graph() const { return boost_graph_; }
 
-  // Number of elements summed over all initializers.
+  // True for a weight: an initializer, or an output of a default-domain
+  // `Constant` node holding more than one floating-point or 8/4-bit integer
+  // (quantized) value. paddle2onnx and some torch exports store every weight
+  // in a Constant node; scalars (scales, epsilons) and integer Constants of
+  // other widths are arithmetic. Parameters, weight bytes, memory fit and
+  // quantization all use this.
+  bool IsWeight(const Tensor& tensor) const;
+
+  // Number of elements summed over all weights (IsWeight).
   int64_t ParameterCount() const;
 
  private:

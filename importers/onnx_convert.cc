@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
 #include "fmt/format.h"
+#include "importers/input_binding.h"
 
 namespace ridgeline::importers {
 namespace {
@@ -82,82 +83,33 @@ class Converter {
     if (absl::Status s = graph_.Finalize(); !s.ok()) return s;
     // Shape resolution changes no edge and validates every dim it sets, so
     // the graph stays finalized.
-    if (absl::Status s = ResolveShapes(protos_, model_, &graph_); !s.ok()) {
+    if (absl::Status s = ResolveShapes(protos_, model_, input_floats_, &graph_);
+        !s.ok()) {
       return s;
     }
     return std::move(graph_);
   }
 
  private:
-  // Graph inputs of the main graph that are not initializers, with their
-  // symbolic dims bound. Unbound dims are collected into one error.
+  // Graph inputs of the main graph that are not initializers, bound by
+  // input_binding.h.
   absl::Status AddGraphInputs(const onnx::GraphProto& g, Scope* scope) {
     std::set<std::string> initializer_names;
     for (const auto& init : g.initializer()) {
       initializer_names.insert(init.name());
     }
-    // dim name -> inputs that carry it, for the error message.
-    std::map<std::string, std::vector<std::string>> unbound;
+    InputBinder binder(options_);
     for (const auto& input : g.input()) {
       if (initializer_names.contains(input.name())) continue;
-      Tensor t;
-      t.name = input.name();
-      t.kind = TensorKind::kGraphInput;
-      if (input.type().has_tensor_type()) {
-        const auto& tt = input.type().tensor_type();
-        std::optional<DType> dtype = graph::DTypeFromOnnx(tt.elem_type());
-        if (!dtype.has_value()) {
-          return absl::InvalidArgumentError(
-              fmt::format("input '{}' has unknown data type {}", input.name(),
-                          tt.elem_type()));
-        }
-        t.dtype = *dtype;
-        if (tt.has_shape()) {
-          t.shape_known = true;
-          for (int i = 0; i < tt.shape().dim_size(); ++i) {
-            const auto& dim = tt.shape().dim(i);
-            if (dim.has_dim_value()) {
-              if (dim.dim_value() < 0) {
-                return absl::InvalidArgumentError(
-                    fmt::format("input '{}' has a negative dim ({})",
-                                input.name(), dim.dim_value()));
-              }
-              t.dims.push_back(dim.dim_value());
-              continue;
-            }
-            std::string dim_name =
-                dim.has_dim_param() && !dim.dim_param().empty()
-                    ? dim.dim_param()
-                    : fmt::format("<unnamed dim {}>", i);
-            auto bound = options_.dims.find(dim_name);
-            if (bound != options_.dims.end()) {
-              t.dims.push_back(bound->second);
-            } else if (i == 0 && options_.batch.has_value()) {
-              t.dims.push_back(*options_.batch);
-            } else {
-              unbound[dim_name].push_back(input.name());
-              t.dims.push_back(0);
-            }
-          }
-        }
-      }
-      absl::StatusOr<int> id = graph_.AddTensor(std::move(t));
+      std::vector<double> floats;
+      absl::StatusOr<graph::Tensor> t = binder.Bind(input, &floats);
+      if (!t.ok()) return t.status();
+      absl::StatusOr<int> id = graph_.AddTensor(*std::move(t));
       if (!id.ok()) return id.status();
       scope->names[input.name()] = *id;
+      if (!floats.empty()) input_floats_[*id] = std::move(floats);
     }
-    if (!unbound.empty()) {
-      std::vector<std::string> parts;
-      for (const auto& [dim, inputs] : unbound) {
-        parts.push_back(fmt::format("'{}' (input{}{})", dim,
-                                    inputs.size() > 1 ? "s " : " ",
-                                    absl::StrJoin(inputs, ", ")));
-      }
-      return absl::InvalidArgumentError(fmt::format(
-          "unbound symbolic dim{}{}; bind with --dim NAME=VALUE (or --batch N "
-          "for a leading dim)",
-          parts.size() > 1 ? "s " : " ", absl::StrJoin(parts, ", ")));
-    }
-    return absl::OkStatus();
+    return binder.Finish(&graph_);
   }
 
   absl::Status AddInitializer(const onnx::TensorProto& init, Scope* scope) {
@@ -373,6 +325,8 @@ class Converter {
   const onnx::ModelProto& model_;
   const std::string& base_dir_;
   const ImportOptions& options_;
+  // --input-value values of floating graph inputs, by tensor index.
+  absl::flat_hash_map<int, std::vector<double>> input_floats_;
   graph::Graph graph_;
   std::vector<const onnx::NodeProto*> protos_;
   std::vector<std::pair<int, const onnx::ValueInfoProto*>> subgraph_inputs_;

@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
@@ -19,12 +21,24 @@
 
 namespace ridgeline::importers {
 
+// One dim of an --input binding: a value, "?" (keep the model's dim) or a
+// name given to the dim (bound like a dim_param; "batch" joins the batch).
+using InputDim = std::variant<int64_t, std::string>;
+
 struct ImportOptions {
   // Values for symbolic input dims, by dim_param name (--dim NAME=VALUE).
+  // A name that matches no symbolic input dim is an error.
   absl::flat_hash_map<std::string, int64_t> dims;
-  // Binds the first dim of every graph input whose first dim is symbolic
-  // (--batch N). Explicit `dims` entries win over it.
+  // Binds the batch dims (Graph::batch: dims named like "batch" and the
+  // symbolic leading dim of every input) (--batch N). Explicit `dims`
+  // entries win over it.
   std::optional<int64_t> batch;
+  // Every dim of one input, by input name (--input NAME=D0xD1x...).
+  absl::flat_hash_map<std::string, std::vector<InputDim>> inputs;
+  // Values of small inputs, fed to the constant evaluator
+  // (--input-value NAME=V,...): integer and bool inputs get int_values,
+  // floating ones folded floats.
+  absl::flat_hash_map<std::string, std::vector<double>> input_values;
 };
 
 // Imports the model at `path`. Errors name the file and the problem.

@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "graph/graph.h"
 #include "onnx/onnx_pb.h"
@@ -17,9 +18,14 @@ namespace ridgeline::importers {
 // dtype and shape_known of each node output, and int_values of small integer
 // tensors it can fold; tensors it cannot resolve are appended to
 // graph->unresolved with the node and the reason. Errors only on contradictions
-// that make the model invalid (e.g. a dim product overflow).
-absl::Status ResolveShapes(const std::vector<const onnx::NodeProto*>& protos,
-                           const onnx::ModelProto& model, graph::Graph* graph);
+// that make the model invalid (e.g. a dim product overflow). `input_floats`
+// holds the given values of floating graph inputs (--input-value), by
+// tensor index.
+absl::Status ResolveShapes(
+    const std::vector<const onnx::NodeProto*>& protos,
+    const onnx::ModelProto& model,
+    const absl::flat_hash_map<int, std::vector<double>>& input_floats,
+    graph::Graph* graph);
 
 }  // namespace ridgeline::importers
 

@@ -12,10 +12,7 @@ double Elements(const graph::Tensor& tensor) {
 }
 
 bool IsWeight(const graph::Graph& graph, const graph::Tensor& tensor) {
-  if (tensor.is_weight()) return true;
-  return tensor.producer >= 0 &&
-         graph.node(tensor.producer).op_type == "Constant" &&
-         graph.node(tensor.producer).domain.empty();
+  return graph.IsWeight(tensor);
 }
 
 void AddRead(const CountContext& ctx, const graph::Tensor& tensor,

@@ -19,7 +19,8 @@ namespace ridgeline::engine::counters {
 // Number of elements of a (shape-known) tensor, as a double.
 double Elements(const graph::Tensor& tensor);
 
-// True for weights: initializers and outputs of Constant nodes.
+// True for weights (graph::Graph::IsWeight: initializers and floating or
+// quantized Constant outputs).
 bool IsWeight(const graph::Graph& graph, const graph::Tensor& tensor);
 
 // Adds `elements` elements of `tensor`, priced by ctx.pricer at the tensor's

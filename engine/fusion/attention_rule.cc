@@ -26,7 +26,7 @@ bool Free(const RuleContext& context, const GroupBuilder& builder, int node) {
 }
 
 bool IsWeight(const graph::Graph& graph, int tensor) {
-  return tensor >= 0 && graph.tensor(tensor).is_weight();
+  return tensor >= 0 && graph.IsWeight(graph.tensor(tensor));
 }
 
 // Walks up from the score tensor `tensor` to the QK^T product. On success

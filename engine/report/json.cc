@@ -171,6 +171,9 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& a) {
   y["host_layers"] = s.host_layers;
   y["kernels"] = s.kernels;
   root["summary"] = std::move(y);
+  // Everything the text report lists under "Warnings"; the CLI puts its
+  // own stderr warnings first.
+  root["warnings"] = WarningLines(a);
   return root;
 }
 

@@ -10,11 +10,6 @@
 namespace ridgeline::engine::report {
 namespace {
 
-std::string Truncate(const std::string& name, size_t max_name) {
-  if (max_name == 0 || name.size() <= max_name || max_name < 8) return name;
-  return "..." + name.substr(name.size() - (max_name - 3));
-}
-
 struct Totals {
   double flops = 0, bytes = 0, t_compute = 0, t_memory = 0, latency = 0;
   double t_overhead = 0;
@@ -62,7 +57,7 @@ std::string OutputShapeText(const LayerResult& layer) {
 }
 
 TextTable BuildLayerTable(const Analysis& analysis,
-                          const ReportOptions& options, size_t max_name) {
+                          const ReportOptions& options) {
   TextTable table;
   table.headers = {"#",        "name",    "op",        "output shape",
                    "FLOPs",    "bytes",   "intensity", "T_compute",
@@ -75,8 +70,7 @@ TextTable BuildLayerTable(const Analysis& analysis,
 
   auto layer_row = [&](size_t rank, const LayerResult& l) {
     std::vector<std::string> row = {
-        fmt::format("{}", rank),
-        Truncate(l.name.empty() ? "(unnamed)" : l.name, max_name),
+        fmt::format("{}", rank), l.name.empty() ? "(unnamed)" : l.name,
         l.domain.empty() ? l.op_type : l.domain + ":" + l.op_type,
         OutputShapeText(l)};
     if (l.skipped) {

@@ -14,10 +14,9 @@ namespace ridgeline::engine::report {
 
 // Column headers with units: "#", "name", "op", "output shape", "FLOPs",
 // "bytes", "intensity", "T_compute", "T_memory", "latency", "% total",
-// "bound". `max_name` truncates long layer names (keeping their end); 0 keeps
-// them whole.
+// "bound". Names stay whole; RenderText elides them to its width.
 TextTable BuildLayerTable(const Analysis& analysis,
-                          const ReportOptions& options, size_t max_name);
+                          const ReportOptions& options);
 
 // "[1,64,112,112]" ("?" when unresolved) for a tensor.
 std::string ShapeText(const TensorInfo& tensor);

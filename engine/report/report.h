@@ -30,6 +30,9 @@ struct ReportOptions {
   // Table and Markdown: every layer in topological order (views and skipped
   // layers included), no "other" row and no view grouping.
   bool all_layers = false;
+  // Table: the widest line in columns (the terminal's width, or 160 when the
+  // output is not a terminal); long names are elided in the middle.
+  size_t width = 160;
 };
 
 // Layers sorted by latency (top K + "other" + grouped views + the dispatch

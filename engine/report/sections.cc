@@ -237,15 +237,29 @@ std::vector<std::string> WarningLines(const Analysis& a) {
     lines.push_back(fmt::format("{} tensor shape(s) unresolved: {}",
                                 s.unresolved.size(), ListSome(names, 5)));
   }
-  std::vector<std::string> notes;
+  // One entry per distinct note, with the layers that carry it: a note
+  // repeated on 248 layers is one entry, not 248.
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<std::string>> layers_of;
+  size_t approximate = 0;
   for (const LayerResult& l : a.layers) {
-    if (!l.cost.note.empty() && !l.cost.unknown) {
-      notes.push_back(fmt::format("{}: {}", l.name, l.cost.note));
-    }
+    if (l.cost.note.empty() || l.cost.unknown || l.cost.view) continue;
+    ++approximate;
+    auto [it, added] = layers_of.try_emplace(l.cost.note);
+    if (added) order.push_back(l.cost.note);
+    it->second.push_back(l.name);
   }
-  if (!notes.empty()) {
+  if (approximate > 0) {
+    std::vector<std::string> notes;
+    for (const std::string& note : order) {
+      const std::vector<std::string>& names = layers_of[note];
+      notes.push_back(names.size() == 1
+                          ? fmt::format("{}: {}", names[0], note)
+                          : fmt::format("{} ({} layers: {})", note,
+                                        names.size(), ListSome(names, 3)));
+    }
     lines.push_back(fmt::format("{} layer count(s) are approximate: {}",
-                                notes.size(), ListSome(notes, 5)));
+                                approximate, ListSome(notes, 5)));
   }
   if (!s.skipped_layers.empty()) {
     std::vector<std::string> names;

@@ -10,6 +10,7 @@
 #include "engine/analysis.h"
 #include "engine/report/layer_shapes.h"
 #include "engine/report/svg_writer.h"
+#include "engine/report/text.h"
 #include "engine/report/units.h"
 #include "fmt/format.h"
 
@@ -652,10 +653,21 @@ std::string RenderRooflineSvg(const std::vector<const Analysis*>& input,
   std::string title = options.title;
   if (title.empty() && !analyses.empty()) {
     const Assumptions& as = analyses[0]->assumptions;
-    title = fmt::format(
-        "Roofline: {} ({}, 1 MAC = {:g} FLOPs)",
-        analyses[0]->model.empty() ? "model" : analyses[0]->model,
+    const std::string tail = fmt::format(
+        " ({}, 1 MAC = {:g} FLOPs)",
         as.precision.empty() ? "model dtypes" : as.precision, as.flops_per_mac);
+    // A long model path is elided in the middle to the plot's width (the
+    // whole path stays in data-model), instead of running off the right.
+    constexpr double kTitleCharPx = 8.5;  // 15 px semibold, approximate
+    const double room_px = options.width - f.left() - 8;
+    const size_t room =
+        static_cast<size_t>(std::max(0.0, room_px / kTitleCharPx));
+    const size_t fixed = DisplayWidth("Roofline: ") + DisplayWidth(tail);
+    const std::string model = EscapeControl(
+        analyses[0]->model.empty() ? "model" : analyses[0]->model);
+    title = fmt::format("Roofline: {}{}",
+                        ElideMiddle(model, room > fixed + 8 ? room - fixed : 8),
+                        tail);
   }
   svg.Empty("rect", Px("x", 0) + Px("y", 0) + Px("width", options.width) +
                         Px("height", options.height) + Attr("fill", "#ffffff"));

@@ -5,6 +5,7 @@
 #include "engine/report/layer_rows.h"
 #include "engine/report/report.h"
 #include "engine/report/sections.h"
+#include "engine/report/text.h"
 #include "engine/report/units.h"
 #include "fmt/format.h"
 #include "fmt/ostream.h"
@@ -12,16 +13,14 @@
 namespace ridgeline::engine::report {
 namespace {
 
-// Longest layer name shown in the text table before it is shortened.
-constexpr size_t kMaxNameWidth = 48;
-
 void WriteItems(std::string_view title, const Items& items, std::ostream& out) {
   size_t width = 0;
   for (const auto& [label, value] : items)
     width = std::max(width, label.size());
   fmt::print(out, "\n{}\n", title);
   for (const auto& [label, value] : items) {
-    fmt::print(out, "  {:<{}}  {}\n", label, width, value);
+    fmt::print(out, "  {:<{}}  {}\n", EscapeControl(label), width,
+               EscapeControl(value));
   }
 }
 
@@ -30,8 +29,10 @@ void WriteItems(std::string_view title, const Items& items, std::ostream& out) {
 void WriteTable(const Analysis& analysis, const ReportOptions& options,
                 std::ostream& out) {
   const Summary& s = analysis.summary;
-  fmt::print(out, "{} on {} ({}), batch {}, peak {} {}\n\n", analysis.model,
-             analysis.hardware.name, analysis.hardware.key, analysis.batch,
+  fmt::print(out, "{} on {} ({}), batch {}, peak {} {}\n\n",
+             EscapeControl(analysis.model),
+             EscapeControl(analysis.hardware.name),
+             EscapeControl(analysis.hardware.key), analysis.batch,
              analysis.assumptions.peak_precision,
              FormatSi(analysis.assumptions.peak_flops_per_s, "FLOP/s"));
   if (options.all_layers) {
@@ -44,15 +45,18 @@ void WriteTable(const Analysis& analysis, const ReportOptions& options,
                std::min<int64_t>(options.top, s.layers), s.layers,
                s.view_layers);
   }
-  fmt::print(out, "{}",
-             RenderText(BuildLayerTable(analysis, options, kMaxNameWidth)));
+  TextTable layers = BuildLayerTable(analysis, options);
+  layers.max_width = options.width;
+  fmt::print(out, "{}", RenderText(layers));
   WriteItems("Summary", SummaryItems(analysis), out);
   WriteItems("Roofline", RooflineItems(analysis), out);
   WriteItems("Assumptions", AssumptionItems(analysis), out);
   const std::vector<std::string> warnings = WarningLines(analysis);
   if (!warnings.empty()) {
     fmt::print(out, "\nWarnings\n");
-    for (const std::string& w : warnings) fmt::print(out, "  {}\n", w);
+    for (const std::string& w : warnings) {
+      fmt::print(out, "  {}\n", EscapeControl(w));
+    }
   }
 }
 

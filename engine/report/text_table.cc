@@ -2,10 +2,14 @@
 
 #include <algorithm>
 
+#include "engine/report/text.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine::report {
 namespace {
+
+// Narrowest a shrunk column gets (or its header, when wider).
+constexpr size_t kMinColumn = 12;
 
 bool RightAligned(const TextTable& t, size_t column) {
   return column < t.right_align.size() && t.right_align[column];
@@ -16,6 +20,13 @@ std::string TrimRight(std::string s) {
   return s;
 }
 
+std::string Pad(const std::string& cell, size_t width, bool right) {
+  const size_t have = DisplayWidth(cell);
+  if (have >= width) return cell;
+  const std::string fill(width - have, ' ');
+  return right ? fill + cell : cell + fill;
+}
+
 std::string JoinLine(const std::vector<std::string>& cells,
                      const std::vector<size_t>& widths, const TextTable& t,
                      std::string_view indent) {
@@ -23,39 +34,85 @@ std::string JoinLine(const std::vector<std::string>& cells,
   for (size_t c = 0; c < widths.size(); ++c) {
     const std::string cell = c < cells.size() ? cells[c] : "";
     if (c > 0) line += "  ";
-    line += RightAligned(t, c) ? fmt::format("{:>{}}", cell, widths[c])
-                               : fmt::format("{:<{}}", cell, widths[c]);
+    line += Pad(ElideMiddle(cell, widths[c]), widths[c], RightAligned(t, c));
   }
   return TrimRight(std::move(line)) + "\n";
+}
+
+std::vector<std::string> Escaped(const std::vector<std::string>& cells) {
+  std::vector<std::string> out;
+  out.reserve(cells.size());
+  for (const std::string& cell : cells) out.push_back(EscapeControl(cell));
+  return out;
+}
+
+// Shrinks the widest left-aligned columns until a line fits t.max_width.
+void FitWidths(const TextTable& t, const std::vector<std::string>& headers,
+               size_t indent, std::vector<size_t>* widths) {
+  auto total = [&] {
+    size_t sum = indent + (widths->empty() ? 0 : 2 * (widths->size() - 1));
+    for (size_t w : *widths) sum += w;
+    return sum;
+  };
+  auto floor = [&](size_t c) {
+    return std::max(kMinColumn, DisplayWidth(headers[c]));
+  };
+  while (total() > t.max_width) {
+    const size_t none = widths->size();
+    size_t widest = none;
+    size_t second = 0;
+    for (size_t c = 0; c < widths->size(); ++c) {
+      if (RightAligned(t, c) || (*widths)[c] <= floor(c)) continue;
+      if (widest == none || (*widths)[c] > (*widths)[widest]) {
+        if (widest != none) second = std::max(second, (*widths)[widest]);
+        widest = c;
+      } else {
+        second = std::max(second, (*widths)[c]);
+      }
+    }
+    if (widest == none) return;  // nothing left to shrink
+    const size_t w = (*widths)[widest];
+    const size_t excess = total() - t.max_width;
+    size_t target =
+        std::max({floor(widest), second, w > excess ? w - excess : size_t{0}});
+    if (target >= w) target = w - 1;
+    (*widths)[widest] = target;
+  }
 }
 
 }  // namespace
 
 std::string RenderText(const TextTable& table, std::string_view indent) {
-  std::vector<size_t> widths(table.headers.size(), 0);
-  for (size_t c = 0; c < table.headers.size(); ++c) {
-    widths[c] = table.headers[c].size();
+  const std::vector<std::string> headers = Escaped(table.headers);
+  std::vector<std::vector<std::string>> rows;
+  rows.reserve(table.rows.size());
+  for (const auto& row : table.rows) rows.push_back(Escaped(row));
+  std::vector<size_t> widths(headers.size(), 0);
+  for (size_t c = 0; c < headers.size(); ++c) {
+    widths[c] = DisplayWidth(headers[c]);
   }
-  for (const auto& row : table.rows) {
+  for (const auto& row : rows) {
     for (size_t c = 0; c < row.size() && c < widths.size(); ++c) {
-      widths[c] = std::max(widths[c], row[c].size());
+      widths[c] = std::max(widths[c], DisplayWidth(row[c]));
     }
   }
-  std::string out = JoinLine(table.headers, widths, table, indent);
+  if (table.max_width > 0) {
+    FitWidths(table, headers, DisplayWidth(indent), &widths);
+  }
+  std::string out = JoinLine(headers, widths, table, indent);
   std::vector<std::string> dashes;
   for (size_t w : widths) dashes.push_back(std::string(w, '-'));
   out += JoinLine(dashes, widths, table, indent);
-  for (const auto& row : table.rows)
-    out += JoinLine(row, widths, table, indent);
+  for (const auto& row : rows) out += JoinLine(row, widths, table, indent);
   return out;
 }
 
 std::string RenderMarkdown(const TextTable& table) {
   auto escape = [](const std::string& s) {
     std::string out;
-    for (char ch : s) {
+    for (char ch : EscapeControl(s)) {
       if (ch == '|') out += '\\';
-      out += ch == '\n' ? ' ' : ch;
+      out += ch;
     }
     return out;
   };
@@ -76,10 +133,9 @@ std::string RenderMarkdown(const TextTable& table) {
   return out;
 }
 
-std::string CsvField(std::string_view field) {
-  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
-    return std::string(field);
-  }
+std::string CsvField(std::string_view raw) {
+  const std::string field = EscapeControl(raw);
+  if (field.find_first_of(",\"") == std::string::npos) return field;
   std::string out = "\"";
   for (char ch : field) {
     if (ch == '"') out += '"';

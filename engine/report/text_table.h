@@ -1,4 +1,6 @@
-// A small table of strings rendered as aligned text, Markdown or CSV.
+// A small table of strings rendered as aligned text, Markdown or CSV. Every
+// renderer escapes control characters in cells (report/text.h): cells hold
+// untrusted model text.
 #ifndef RIDGELINE_ENGINE_REPORT_TEXT_TABLE_H_
 #define RIDGELINE_ENGINE_REPORT_TEXT_TABLE_H_
 
@@ -12,6 +14,10 @@ struct TextTable {
   std::vector<std::string> headers;
   std::vector<bool> right_align;  // per column; missing entries = left
   std::vector<std::vector<std::string>> rows;
+  // RenderText: the widest line, in columns (0: no limit). Left-aligned
+  // columns wider than needed shrink (never below 12 or their header), and
+  // their cells are elided in the middle.
+  size_t max_width = 0;
 };
 
 // Columns padded with spaces, two spaces apart, a dashed line under the
@@ -21,8 +27,8 @@ std::string RenderText(const TextTable& table, std::string_view indent = "");
 // A GitHub-flavoured Markdown table ('|' in cells escaped).
 std::string RenderMarkdown(const TextTable& table);
 
-// CSV with RFC 4180 quoting and "\n" line ends: fields with ',', '"' or a
-// line break are quoted.
+// CSV with RFC 4180 quoting and "\n" line ends: fields with "," or "\""
+// are quoted (line breaks are escaped to "\\n" like every control).
 std::string RenderCsv(const TextTable& table);
 std::string CsvField(std::string_view field);
 

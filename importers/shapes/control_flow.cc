@@ -3,6 +3,7 @@
 // from the body outputs.
 #include <algorithm>
 
+#include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "graph/fmt_absl.h"
 #include "importers/shapes/resolver.h"
@@ -90,6 +91,21 @@ absl::Status Resolver::ResolveControlFlow(int n) {
   return absl::OkStatus();
 }
 
+void Resolver::MarkNotRun(const Body& body) {
+  absl::flat_hash_set<int> dead(body.nodes.begin(), body.nodes.end());
+  // Nested bodies: a node whose ancestor is in the branch does not run.
+  for (size_t n = 0; n < graph_.nodes().size(); ++n) {
+    for (int p = graph_.node(static_cast<int>(n)).parent; p >= 0;
+         p = graph_.node(p).parent) {
+      if (dead.contains(p)) {
+        dead.insert(static_cast<int>(n));
+        break;
+      }
+    }
+  }
+  for (int n : dead) graph_.mutable_node(n).not_run = true;
+}
+
 absl::Status Resolver::ResolveIf(int n, std::vector<Body>& bodies) {
   const Body* then_body = nullptr;
   const Body* else_body = nullptr;
@@ -110,6 +126,10 @@ absl::Status Resolver::ResolveIf(int n, std::vector<Body>& bodies) {
   const bool cond_folded = cond >= 0 &&
                            graph_.tensor(cond).int_values.has_value() &&
                            graph_.tensor(cond).int_values->size() == 1;
+  if (cond_folded) {
+    MarkNotRun((*graph_.tensor(cond).int_values)[0] != 0 ? *else_body
+                                                         : *then_body);
+  }
   for (size_t i = 0; i < node.outputs.size(); ++i) {
     const int out = node.outputs[i];
     if (out < 0) continue;

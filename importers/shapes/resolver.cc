@@ -71,6 +71,8 @@ absl::Status Resolver::Run() {
   for (size_t t = 0; t < tensors.size(); ++t) {
     const graph::Tensor& tensor = tensors[t];
     if (tensor.shape_known || tensor.is_weight()) continue;
+    // A tensor of a branch that does not run is not missing.
+    if (tensor.producer >= 0 && graph_.node(tensor.producer).not_run) continue;
     std::string node =
         tensor.producer >= 0 ? graph_.node(tensor.producer).name : "";
     std::string reason;

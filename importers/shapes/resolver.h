@@ -29,6 +29,11 @@ class Resolver {
   Resolver(const std::vector<const onnx::NodeProto*>& protos,
            const onnx::ModelProto& model, graph::Graph* graph);
 
+  // Folded values of floating graph inputs (--input-value), by tensor.
+  void SeedFloats(const absl::flat_hash_map<int, std::vector<double>>& floats) {
+    for (const auto& [t, v] : floats) state_.floats[t] = v;
+  }
+
   absl::Status Run();
 
  private:
@@ -65,6 +70,9 @@ class Resolver {
   // control_flow.cc
   absl::Status ResolveControlFlow(int n);
   absl::Status ResolveIf(int n, std::vector<Body>& bodies);
+  // Marks the nodes of a branch that does not run (and of its nested
+  // bodies) Node::not_run.
+  void MarkNotRun(const Body& body);
   absl::Status ResolveLoop(int n, Body& body);
   absl::Status ResolveScan(int n, Body& body);
   absl::Status ResolveSequenceMap(int n, Body& body);

@@ -28,8 +28,7 @@ absl::StatusOr<engine::Comparison> Compare(const RunContext& ctx) {
         "{}: {}", ctx.options->measured_path, MessageOf(c.status())));
   }
   for (const std::string& w : c->warnings) {
-    fmt::print(*ctx.err, "analyze: warning: {}: {}\n",
-               ctx.options->measured_path, w);
+    Warn(ctx, fmt::format("{}: {}", ctx.options->measured_path, w));
   }
   return c;
 }

@@ -37,7 +37,14 @@ struct RunContext {
   engine::AnalyzeOptions analyze;  // the options the analysis ran with
   engine::Analysis analysis;
   std::ostream* err = nullptr;  // warnings
+  // Every warning printed on `err` (without the "analyze: warning: "
+  // prefix); the JSON report lists them under "warnings".
+  std::vector<std::string>* warnings = nullptr;
 };
+
+// Prints "analyze: warning: TEXT" on ctx.err (control characters escaped)
+// and records it in ctx.warnings.
+void Warn(const RunContext& ctx, const std::string& text);
 
 // Converts between the two nlohmann flavours (the report is ordered).
 nlohmann::ordered_json Ordered(const nlohmann::json& j);

@@ -77,6 +77,63 @@ absl::Status ApplyDim(Options& o, std::string_view v) {
   return absl::OkStatus();
 }
 
+// NAME=REST with a non-empty NAME, or nullopt.
+std::optional<std::pair<std::string, std::string_view>> SplitNameValue(
+    std::string_view v) {
+  const size_t eq = v.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == v.size()) {
+    return std::nullopt;
+  }
+  return std::make_pair(std::string(v.substr(0, eq)), v.substr(eq + 1));
+}
+
+// Splits `v` at every `sep`.
+std::vector<std::string_view> SplitAt(std::string_view v, char sep) {
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t at = v.find(sep, start);
+    parts.push_back(v.substr(start, at == std::string_view::npos
+                                        ? std::string_view::npos
+                                        : at - start));
+    if (at == std::string_view::npos) return parts;
+    start = at + 1;
+  }
+}
+
+absl::Status ApplyInput(Options& o, std::string_view v) {
+  constexpr std::string_view kExpected =
+      "NAME=D0xD1x... with each D a number >= 0, ? or a dim name";
+  auto split = SplitNameValue(v);
+  if (!split) return Bad("--input", v, kExpected);
+  std::vector<importers::InputDim> dims;
+  for (std::string_view d : SplitAt(split->second, 'x')) {
+    if (d.empty()) return Bad("--input", v, kExpected);
+    if (std::optional<int64_t> n = ParseInt(d)) {
+      if (*n < 0) return Bad("--input", v, kExpected);
+      dims.emplace_back(*n);
+    } else {
+      dims.emplace_back(std::string(d));
+    }
+  }
+  o.inputs[split->first] = std::move(dims);
+  return absl::OkStatus();
+}
+
+absl::Status ApplyInputValue(Options& o, std::string_view v) {
+  constexpr std::string_view kExpected = "NAME=V or NAME=V,V,... (numbers)";
+  auto split = SplitNameValue(v);
+  if (!split) return Bad("--input-value", v, kExpected);
+  std::vector<double> values;
+  for (std::string_view x : SplitAt(split->second, ',')) {
+    std::optional<double> d = ParseDouble(x);
+    if (!d) return Bad("--input-value", v, kExpected);
+    values.push_back(*d);
+  }
+  o.input_values[split->first] = std::move(values);
+  return absl::OkStatus();
+}
+
 absl::Status ApplyPrecision(Options& o, std::string_view v) {
   const engine::Precision* p = engine::FindPrecision(v);
   if (p == nullptr || !p->selectable) {
@@ -224,12 +281,22 @@ constexpr Flag kFlags[] = {
        return absl::OkStatus();
      }},
     {"--batch", "N",
-     "bind the symbolic first dim of every input to N (throughput = N / "
-     "latency)",
+     "bind the batch dims to N: dims named like \"batch\" and the symbolic "
+     "first dim of every input of rank >= 2 (throughput = N / latency)",
      ApplyBatch},
     {"--dim", "NAME=VALUE",
-     "bind the symbolic input dim NAME (repeatable; wins over --batch)",
+     "bind the symbolic input dim NAME (repeatable; wins over --batch; a "
+     "NAME that matches no input dim is an error listing the model's)",
      ApplyDim},
+    {"--input", "NAME=D0xD1x...",
+     "bind every dim of input NAME: a number, ? (keep the model's dim) or a "
+     "name for the dim (\"batch\" joins the batch), e.g. state=2x?x128 "
+     "(repeatable)",
+     ApplyInput},
+    {"--input-value", "NAME=V[,V...]",
+     "give input NAME a value (integers, floats or a list) that the constant "
+     "evaluator folds: If conditions, shape arithmetic (repeatable)",
+     ApplyInputValue},
     {"--precision", "P",
      "re-price every floating tensor at P and use P's peak: fp32|tf32|fp16|"
      "bf16|fp8|int8|int4 (default: the model's dtypes)",

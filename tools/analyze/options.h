@@ -12,9 +12,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "engine/analysis.h"
 #include "engine/report/report.h"
+#include "importers/onnx_importer.h"
 
 namespace ridgeline::tools::analyze {
 
@@ -32,6 +34,10 @@ struct Options {
   std::string hw_file;                                // --hw-file FILE.json
   std::optional<int64_t> batch;                       // --batch N
   std::vector<std::pair<std::string, int64_t>> dims;  // --dim NAME=VALUE...
+  // --input NAME=D0xD1x...: every dim of one input.
+  absl::flat_hash_map<std::string, std::vector<importers::InputDim>> inputs;
+  // --input-value NAME=V[,V...]: values fed to the constant evaluator.
+  absl::flat_hash_map<std::string, std::vector<double>> input_values;
   // --precision, --flops-per-mac, --efficiency, --memory-efficiency,
   // --layer-tax-us, --dispatch-tax-us. `analyze.batch` is set at run time.
   engine::AnalyzeOptions analyze;

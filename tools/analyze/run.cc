@@ -1,6 +1,11 @@
 #include "tools/analyze/run.h"
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include "engine/analysis.h"
@@ -8,6 +13,7 @@
 #include "engine/report/hardware_list.h"
 #include "engine/report/json.h"
 #include "engine/report/report.h"
+#include "engine/report/text.h"
 #include "fmt/format.h"
 #include "fmt/ostream.h"
 #include "graph/fmt_absl.h"
@@ -20,7 +26,8 @@ namespace ridgeline::tools::analyze {
 namespace {
 
 int Fail(std::ostream& err, std::string_view message) {
-  fmt::print(err, "analyze: error: {}\n", message);
+  fmt::print(err, "analyze: error: {}\n",
+             engine::report::EscapeControl(message));
   return kExitInput;
 }
 
@@ -40,23 +47,17 @@ absl::StatusOr<std::vector<engine::Hardware>> Catalog(
   return zoo;
 }
 
-// The batch the graph was bound with: the first dim of the first graph input
-// of rank >= 2 when known, else --batch, else 1. Warns when --batch could not
-// be applied because that dim is static.
-int64_t GraphBatch(const graph::Graph& g, const Options& o, std::ostream& err) {
-  for (int t : g.Inputs()) {
-    const graph::Tensor& in = g.tensor(t);
-    if (!in.shape_known || in.dims.size() < 2) continue;
-    const int64_t b = in.dims[0];
-    if (o.batch && *o.batch != b) {
-      fmt::print(err,
-                 "analyze: warning: --batch {} not applied: input '{}' has a "
-                 "static first dim of {}; throughput uses batch {}\n",
-                 *o.batch, in.name, b, b);
-    }
-    return b > 0 ? b : 1;
+// The batch the importer settled (Graph::batch). Warns when --batch could
+// not be applied because the model has no symbolic batch dim.
+int64_t GraphBatch(const RunContext& ctx) {
+  const graph::Graph& g = ctx.graph;
+  const Options& o = *ctx.options;
+  if (o.batch && !g.batch.symbolic() && *o.batch != g.batch.value) {
+    Warn(ctx, fmt::format("--batch {} not applied: the model has no symbolic "
+                          "batch dim; throughput uses batch {}",
+                          *o.batch, g.batch.value));
   }
-  return o.batch.value_or(1);
+  return g.batch.value;
 }
 
 // True when a feature mode adds to the report.
@@ -92,10 +93,11 @@ absl::StatusOr<std::string> ModeText(const RunContext& ctx) {
   return text;
 }
 
-// The JSON report with the feature modes' keys beside "summary".
-absl::StatusOr<std::string> ModeJson(const RunContext& ctx) {
+// The feature modes' keys beside "summary".
+absl::Status AddModeJson(const RunContext& ctx,
+                         nlohmann::ordered_json* report) {
   const Options& o = *ctx.options;
-  nlohmann::ordered_json j = engine::report::AnalysisToJson(ctx.analysis);
+  nlohmann::ordered_json& j = *report;
   if (o.whole_model) {
     if (absl::Status s = AddWholeModelJson(ctx, &j); !s.ok()) return s;
   }
@@ -109,10 +111,38 @@ absl::StatusOr<std::string> ModeJson(const RunContext& ctx) {
   if (!o.measured_path.empty()) {
     if (absl::Status s = AddMeasuredJson(ctx, &j); !s.ok()) return s;
   }
+  return absl::OkStatus();
+}
+
+// The JSON report: the analysis, the modes' keys, and "warnings" with the
+// run's own (stderr) warnings first.
+absl::StatusOr<std::string> ReportJson(const RunContext& ctx) {
+  nlohmann::ordered_json j = engine::report::AnalysisToJson(ctx.analysis);
+  if (absl::Status s = AddModeJson(ctx, &j); !s.ok()) return s;
+  nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
+  for (const std::string& w : engine::report::CollapseRepeats(*ctx.warnings)) {
+    warnings.push_back(w);
+  }
+  for (const auto& w : j["warnings"]) warnings.push_back(w);
+  j["warnings"] = std::move(warnings);
   return j.dump(2) + "\n";
 }
 
 }  // namespace
+
+void Warn(const RunContext& ctx, const std::string& text) {
+  if (ctx.warnings != nullptr) {
+    // Printed once; a repeat only counts in the report.
+    const bool seen = std::find(ctx.warnings->begin(), ctx.warnings->end(),
+                                text) != ctx.warnings->end();
+    ctx.warnings->push_back(text);
+    if (seen) return;
+  }
+  if (ctx.err != nullptr) {
+    fmt::print(*ctx.err, "analyze: warning: {}\n",
+               engine::report::EscapeControl(text));
+  }
+}
 
 int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
   if (options.help) {
@@ -167,10 +197,12 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
     return finish();
   }
 
+  std::vector<std::string> warnings;
   RunContext ctx;
   ctx.options = &options;
   ctx.catalog = &*catalog;
   ctx.err = &err;
+  ctx.warnings = &warnings;
   if (options.hw.empty()) {
     ctx.hw = *from_file;
   } else {
@@ -184,10 +216,9 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
       if (!other.ok()) return Fail(err, MessageOf(other.status()));
     }
     if (options.hw.size() > 1 && options.picture == Options::Picture::kNone) {
-      fmt::print(err,
-                 "analyze: warning: --hw: the report uses the first device "
-                 "({}); --format html/svg draw every device's roof\n",
-                 ctx.hw.key);
+      Warn(ctx, fmt::format("--hw: the report uses the first device ({}); "
+                            "--format html/svg draw every device's roof",
+                            ctx.hw.key));
     }
   }
 
@@ -206,12 +237,12 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
     return Fail(err, MessageOf(s));
   }
   for (const std::string& w : ctx.graph.warnings) {
-    fmt::print(err, "analyze: warning: {}: {}\n", ctx.model_name, w);
+    Warn(ctx, fmt::format("{}: {}", ctx.model_name, w));
   }
 
   ctx.analyze = options.analyze;
   ctx.analyze.runtime = &ctx.runtime;
-  ctx.analyze.batch = GraphBatch(ctx.graph, options, err);
+  ctx.analyze.batch = GraphBatch(ctx);
   absl::StatusOr<engine::Analysis> analysis =
       engine::Analyze(ctx.graph, ctx.hw, ctx.analyze);
   if (!analysis.ok()) {
@@ -223,11 +254,11 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
 
   const engine::Summary& s = ctx.analysis.summary;
   if (!s.skipped_layers.empty() || !s.unknown_ops.empty()) {
-    fmt::print(err,
-               "analyze: warning: {}: {} layer(s) skipped (unresolved shapes "
-               "or counting errors), {} op type(s) without a counter; see the "
-               "report's warnings/summary\n",
-               ctx.model_name, s.skipped_layers.size(), s.unknown_ops.size());
+    Warn(ctx, fmt::format("{}: {} layer(s) skipped (unresolved shapes or "
+                          "counting errors), {} op type(s) without a counter; "
+                          "see the report's warnings/summary",
+                          ctx.model_name, s.skipped_layers.size(),
+                          s.unknown_ops.size()));
   }
 
   // Everything is computed before the output is opened: an error leaves no
@@ -237,15 +268,21 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
     absl::StatusOr<std::string> page = RenderPicture(ctx);
     if (!page.ok()) return Fail(err, MessageOf(page.status()));
     report = *std::move(page);
-  } else if (AnyMode(options) &&
-             options.format == engine::report::Format::kJson) {
-    absl::StatusOr<std::string> j = ModeJson(ctx);
+  } else if (options.format == engine::report::Format::kJson) {
+    absl::StatusOr<std::string> j = ReportJson(ctx);
     if (!j.ok()) return Fail(err, MessageOf(j.status()));
     report = *std::move(j);
   } else {
     std::ostringstream text;
-    engine::report::WriteReport(ctx.analysis, options.format, options.report,
-                                text);
+    engine::report::ReportOptions layout = options.report;
+    if (options.output_path.empty() && &out == &std::cout &&
+        isatty(STDOUT_FILENO)) {
+      struct winsize size {};
+      if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) {
+        layout.width = size.ws_col;  // the terminal's width
+      }
+    }
+    engine::report::WriteReport(ctx.analysis, options.format, layout, text);
     report = text.str();
     if (AnyMode(options)) {
       absl::StatusOr<std::string> extra = ModeText(ctx);

@@ -2,6 +2,7 @@
 // a file (display name "zoo:NAME") with the entry's default dims.
 #include <string>
 
+#include "engine/sweep.h"
 #include "fmt/format.h"
 #include "graph/fmt_absl.h"
 #include "importers/onnx_importer.h"
@@ -17,23 +18,40 @@ absl::flat_hash_map<std::string, int64_t> UserDims(const Options& o) {
   return dims;
 }
 
-// Imports with `batch` overriding --batch when set.
+// The batch of the first import: --batch, else the first point of a
+// --sweep batch=..., so a sweep needs no --batch.
+std::optional<int64_t> FirstBatch(const Options& o) {
+  if (o.batch || o.sweep.empty()) return o.batch;
+  absl::StatusOr<engine::SweepSpec> spec = engine::ParseSweepSpec(o.sweep);
+  if (!spec.ok() || spec->axis != engine::SweepSpec::Axis::kBatch ||
+      spec->batches.empty()) {
+    return std::nullopt;
+  }
+  return spec->batches.front();
+}
+
+// Imports the model; with `batch` (a sweep point) every dim of the batch
+// binding the first import recorded (Graph::batch) is rebound to it.
 absl::StatusOr<graph::Graph> Import(const RunContext& ctx,
                                     std::optional<int64_t> batch) {
   const Options& o = *ctx.options;
-  const std::optional<int64_t> b = batch ? batch : o.batch;
+  const std::optional<int64_t> b = batch ? batch : FirstBatch(o);
   importers::ImportOptions import;
   import.dims = UserDims(o);
-  absl::StatusOr<graph::Graph> g;
-  if (ctx.zoo_entry) {
+  import.inputs = o.inputs;
+  import.input_values = o.input_values;
+  import.batch = b;
+  if (ctx.zoo_entry)
     import.dims = zoo::EntryDims(*ctx.zoo_entry, import.dims, b);
-    g = importers::ImportOnnxBytes(ctx.zoo_entry->onnx, ctx.model_name, "",
-                                   import);
-  } else {
-    if (batch) import.dims.erase("batch");  // a sweep point wins
-    import.batch = b;
-    g = importers::ImportOnnxFile(o.model_path, import);
+  if (batch) {
+    for (const std::string& name : ctx.graph.batch.dim_names) {
+      import.dims.erase(name);  // a sweep point wins
+    }
   }
+  absl::StatusOr<graph::Graph> g =
+      ctx.zoo_entry ? importers::ImportOnnxBytes(ctx.zoo_entry->onnx,
+                                                 ctx.model_name, "", import)
+                    : importers::ImportOnnxFile(o.model_path, import);
   if (!g.ok()) {
     std::string_view message = MessageOf(g.status());
     return absl::InvalidArgumentError(
@@ -79,6 +97,13 @@ absl::Status LoadModel(RunContext* ctx) {
 
 absl::StatusOr<graph::Graph> LoadModelAtBatch(const RunContext& ctx,
                                               int64_t batch) {
+  if (!ctx.graph.batch.symbolic()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{}: --sweep batch: the model has no symbolic batch dim to bind (no "
+        "dim named like \"batch\", no symbolic leading dim); name one with "
+        "--input NAME=...xbatchx...",
+        ctx.model_name));
+  }
   return Import(ctx, batch);
 }
 
