@@ -17,6 +17,10 @@ APT_PACKAGES=(
   libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   python3 python3-onnx python3-numpy libonnx-testdata
   chromium chromium-driver
+  # The Python package (tools/python) and its tests; torch/torchvision for
+  # ridgeline.from_torch and its test, pandas for Report.to_pandas().
+  python3-dev pybind11-dev python3-pybind11 python3-pytest python3-pandas
+  python3-torch python3-torchvision
 )
 
 install_deps() {
@@ -35,8 +39,24 @@ install_deps() {
 }
 
 build() {
-  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "$@"
+  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DRIDGELINE_PYTHON=ON "$@"
   cmake --build "$BUILD" -j "$JOBS"
+  install_python
+}
+
+# Copies the built package ($BUILD/python/ridgeline: the .py files and the
+# extension) into /usr/bin/python3's site-packages
+# (/usr/local/lib/python3.X/dist-packages), so `import ridgeline` works from
+# any folder without the checkout; every build re-installs it.
+install_python() {
+  local dest SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO=sudo
+  dest=$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_path("platlib"))')
+  $SUDO mkdir -p "$dest"
+  $SUDO rm -rf "$dest/ridgeline"
+  $SUDO cp -r "$BUILD/python/ridgeline" "$dest/ridgeline"
+  (cd / && /usr/bin/python3 -c 'import ridgeline') \
+    || { echo "dev.sh: import ridgeline failed after installing into $dest" >&2; return 1; }
 }
 
 case "${1:-}" in

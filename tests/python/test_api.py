@@ -1,0 +1,215 @@
+"""ridgeline's Python API against the analyze CLI and hand counts."""
+
+import json
+import os
+import warnings
+
+import pytest
+
+import ridgeline
+from conftest import fixture
+
+# tests/fixtures/make_cli_fixtures.py, by hand: Conv 1*8*16*16*3*3*3 =
+# 55,296 MACs + Gemm 1*512*10 = 5,120 MACs; 5,386 parameters.
+TINY_CNN_MACS = 60416
+TINY_CNN_PARAMS = 5386
+# torchvision ResNet-50: 4.09 GMACs (torchvision's published "GFLOPS",
+# counted as multiply-adds); the zoo graph counts 4,089,184,256 (README).
+RESNET50_MACS = 4089184256
+
+
+def cli_message(cli, *args):
+    """The CLI's error message, without "analyze: [error: ]" and usage."""
+    rc, _, err = cli(*args)
+    assert rc in (1, 2), err
+    line = err.splitlines()[0]
+    prefix = "analyze: error: " if rc == 2 else "analyze: "
+    assert line.startswith(prefix)
+    return line[len(prefix):]
+
+
+def test_listings():
+    keys = {h["key"]: h for h in ridgeline.hardware()}
+    assert "a100" in keys["a100-80gb-sxm"]["aliases"]
+    assert keys["a100-80gb-sxm"]["peak_flops_per_s"]["fp16"] == 312e12
+    names = [m["name"] for m in ridgeline.zoo_models()]
+    assert "resnet50" in names
+    assert {"compiled", "eager", "mlsysim"} <= {
+        r["key"] for r in ridgeline.runtimes()}
+    assert ridgeline.zoo("ResNet50") == ridgeline.zoo("resnet50")
+
+
+def test_five_lines_equal_the_cli(cli_json):
+    r = ridgeline.analyze(ridgeline.zoo("resnet50"), hw="a100", batch=1,
+                          precision="fp16")
+    doc = cli_json("--zoo", "resnet50", "--hw", "a100", "--batch", "1",
+                   "--precision", "fp16")
+    # Every field and number of the JSON report, exactly.
+    assert r.to_dict() == doc
+    assert json.loads(r.to_json()) == doc
+    s = doc["summary"]
+    assert r.latency_s == s["latency_s"]
+    assert r.throughput_per_s == s["throughput_per_s"]
+    assert r.mfu == s["mfu"]
+    assert r.bound == s["bound"]
+    assert r.macs == s["macs"] == RESNET50_MACS
+    assert r.layers == doc["layers"] and r.assumptions == doc["assumptions"]
+    assert r.hardware == "a100-80gb-sxm" and r.runtime == "compiled"
+    assert r.model == "zoo:resnet50"
+
+
+def test_table_and_html_are_the_clis(cli):
+    r = ridgeline.analyze(ridgeline.zoo("resnet50"), hw="h100", top=5)
+    rc, table, _ = cli("--zoo", "resnet50", "--hw", "h100", "--top", "5")
+    assert rc == 0 and str(r) == table
+    page = r.to_html()
+    assert page.lstrip().lower().startswith("<!doctype html")
+    assert r._repr_html_().startswith("<iframe srcdoc=")
+    assert "zoo:resnet50" in repr(r)
+
+
+def test_batch_sweep_equals_the_clis(cli, cli_json):
+    r = ridgeline.analyze(ridgeline.zoo("resnet50"), hw="a100",
+                          precision="fp16")
+    sweep = r.sweep(batches=[1, 8, 32, 128, 256])
+    args = ["--zoo", "resnet50", "--hw", "a100", "--precision", "fp16",
+            "--sweep", "batch=1,8,32,128,256"]
+    assert sweep.data == cli_json(*args)["sweep"]
+    assert [p["batch"] for p in sweep] == [1, 8, 32, 128, 256]
+    _, text, _ = cli(*args)
+    assert str(sweep) in text
+    # The module-level call takes the CLI's LIST syntax; a sweep point
+    # equals a full analysis at that batch.
+    again = ridgeline.sweep(ridgeline.zoo("resnet50"), hw="a100",
+                            batches="1,2,4,...,32", precision="fp16")
+    assert [p["batch"] for p in again] == [1, 2, 4, 8, 16, 32]
+    full = ridgeline.analyze(ridgeline.zoo("resnet50"), hw="a100", batch=32,
+                             precision="fp16")
+    assert again[5]["latency_s"] == pytest.approx(full.latency_s, rel=1e-9)
+    assert sweep[2]["latency_s"] == pytest.approx(full.latency_s, rel=1e-9)
+
+
+def test_hardware_sweep_and_mlsysim(cli_json):
+    s = ridgeline.sweep(ridgeline.zoo("resnet50"), hw="a100",
+                        devices=["a100", "h100"], precision="fp16")
+    assert s.data == cli_json("--zoo", "resnet50", "--hw", "a100",
+                              "--precision", "fp16", "--sweep",
+                              "hw=a100,h100")["sweep"]
+    assert [p["hardware"] for p in s] == ["a100-80gb-sxm", "h100-sxm"]
+    # mlsysim's published ResNet-50 A100 fp16 batch 1: 0.543 ms, 1843 /s
+    # (README, "Reproducing mlsysim's published numbers").
+    r = ridgeline.analyze(ridgeline.zoo("resnet50"), hw="a100",
+                          precision="fp16", mlsysim=True)
+    lumped, mlsysim = r.whole_model()
+    assert mlsysim["method"] == "mlsysim" and lumped["method"] == "lumped"
+    assert mlsysim["latency_s"] == pytest.approx(0.543e-3, rel=0.01)
+    assert mlsysim["throughput_per_s"] == pytest.approx(1843, rel=0.01)
+    assert mlsysim == cli_json("--zoo", "resnet50", "--hw", "a100",
+                               "--precision", "fp16",
+                               "--mlsysim")["whole_model"]
+
+
+def test_what_if_equals_the_clis(cli_json):
+    w = ridgeline.what_if(ridgeline.zoo("resnet50"), hw="a100",
+                          weights="int8", precision="fp16")
+    doc = cli_json("--zoo", "resnet50", "--hw", "a100", "--weights", "int8",
+                   "--precision", "fp16")
+    for key, value in w.data.items():
+        assert doc[key] == value, key
+    assert w.data and str(w)
+    full = ridgeline.what_if(ridgeline.zoo("resnet50"), hw="a100")
+    assert str(full) and full.report.hardware == "a100-80gb-sxm"
+
+
+def test_file_bytes_and_hand_count():
+    path = fixture("tiny_cnn_dyn.onnx")
+    by_path = ridgeline.analyze(path, hw="h100", batch=4)
+    with open(path, "rb") as f:
+        by_bytes = ridgeline.analyze(f.read(), hw="h100", batch=4,
+                                     name="tiny.onnx")
+    assert by_path.macs == by_bytes.macs == 4 * TINY_CNN_MACS
+    assert by_path.params == TINY_CNN_PARAMS
+    assert by_path.latency_s == by_bytes.latency_s
+    assert by_bytes.model == "tiny.onnx"
+    dims = ridgeline.analyze(path, hw="h100", dims={"batch": 3})
+    assert dims.macs == 3 * TINY_CNN_MACS and dims.batch == 3
+    # Bytes re-import at each sweep point.
+    sweep = by_bytes.sweep(batches=[1, 2, 16])
+    assert [p["flops"] for p in sweep] == [
+        pytest.approx(b * by_path.flops / 4) for b in (1, 2, 16)]
+
+
+def test_pandas():
+    pandas = pytest.importorskip("pandas")
+    r = ridgeline.analyze(fixture("tiny_cnn.onnx"), hw="a100")
+    df = r.to_pandas()
+    assert isinstance(df, pandas.DataFrame)
+    assert len(df) == len(r.layers) and "macs" in df.columns
+    assert df["macs"].sum() == TINY_CNN_MACS
+
+
+def test_warnings_are_the_clis(cli):
+    path = fixture("tiny_custom_op.onnx")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = ridgeline.analyze(path, hw="h100")
+    _, _, err = cli(path, "--hw", "h100")
+    expected = [line[len("analyze: warning: "):] for line in err.splitlines()
+                if line.startswith("analyze: warning: ")]
+    assert expected and r.warnings == expected
+    assert [str(w.message) for w in caught] == expected
+
+
+@pytest.mark.parametrize("kwargs, flags", [
+    ({"hw": "h900"}, ["--hw", "h900"]),
+    ({"precision": "fp17"}, ["--precision", "fp17"]),
+    ({"batch": 0}, ["--batch", "0"]),
+    ({"efficiency": 1.5}, ["--efficiency", "1.5"]),
+    ({"flops_per_mac": 3}, ["--flops-per-mac", "3"]),
+    ({"runtime": "warp-drive"}, ["--runtime", "warp-drive"]),
+    ({"dims": {"batch": -1}}, ["--dim", "batch=-1"]),
+])
+def test_bad_arguments_raise_the_clis_message(cli, kwargs, flags):
+    args = {"hw": "h100", **kwargs}
+    with pytest.raises(ValueError) as e:
+        ridgeline.analyze(fixture("tiny_cnn.onnx"), **args)
+    if "hw" not in kwargs:
+        flags = ["--hw", "h100", *flags]
+    assert str(e.value) == cli_message(cli, fixture("tiny_cnn.onnx"), *flags)
+    assert not isinstance(e.value, ridgeline.ModelError)
+
+
+def test_bad_models_raise_model_error(cli, tmp_path):
+    missing = str(tmp_path / "missing.onnx")
+    with pytest.raises(ridgeline.ModelError) as e:
+        ridgeline.analyze(missing, hw="h100")
+    assert str(e.value) == cli_message(cli, missing, "--hw", "h100")
+    with pytest.raises(ridgeline.ModelError, match="junk"):
+        ridgeline.analyze(b"\x08\x07 not an onnx model", hw="h100",
+                          name="junk")
+    broken = fixture(os.path.join("importer", "cycle.onnx"))
+    with pytest.raises(ridgeline.ModelError) as e:
+        ridgeline.analyze(broken, hw="h100")
+    assert str(e.value) == cli_message(cli, broken, "--hw", "h100")
+
+
+def test_bad_calls():
+    with pytest.raises(TypeError):
+        ridgeline.analyze(42)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        ridgeline.analyze(ridgeline.zoo("resnet50"), bogus=1)
+    with pytest.raises(TypeError):
+        ridgeline.analyze(ridgeline.zoo("resnet50"), dims=[1])
+    with pytest.raises(ValueError, match="resnet50"):  # lists the names
+        ridgeline.zoo("resnet5000")
+    r = ridgeline.analyze(ridgeline.zoo("resnet50"), hw="a100")
+    with pytest.raises(ValueError, match="exactly one"):
+        r.sweep()
+    with pytest.raises(ValueError, match="sweep"):
+        r.sweep(batches=[0])
+    with pytest.raises(ValueError, match="sweep"):
+        r.sweep(hw=["h900"])
+    with pytest.raises(ValueError):
+        ridgeline.analyze(ridgeline.zoo("resnet50"), hw=[])
+    with pytest.raises(ValueError):
+        ridgeline.what_if(ridgeline.zoo("resnet50"), weights="int3")

@@ -1,0 +1,92 @@
+#include "tools/python/records.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "engine/hardware.h"
+#include "engine/runtime.h"
+#include "pybind11/stl.h"
+#include "zoo/catalog.h"
+#include "zoo/hardware_catalog.h"
+#include "zoo/runtime_catalog.h"
+
+namespace ridgeline::python {
+
+namespace py = pybind11;
+
+namespace {
+
+py::dict SortedDict(const absl::flat_hash_map<std::string, double>& map) {
+  std::vector<std::pair<std::string, double>> items(map.begin(), map.end());
+  std::sort(items.begin(), items.end());
+  py::dict d;
+  for (const auto& [k, v] : items) d[py::str(k)] = v;
+  return d;
+}
+
+}  // namespace
+
+absl::StatusOr<py::list> HardwareList() {
+  absl::StatusOr<std::vector<engine::Hardware>> all = zoo::HardwareCatalog();
+  if (!all.ok()) return all.status();
+  py::list out;
+  for (const engine::Hardware& h : *all) {
+    py::dict d;
+    d["key"] = h.key;
+    d["name"] = h.name;
+    d["aliases"] = h.aliases;
+    d["peak_flops_per_s"] = SortedDict(h.peak_flops_per_s);
+    d["memory_bandwidth_bytes_per_s"] = h.memory_bandwidth_bytes_per_s;
+    d["memory_capacity_bytes"] = h.memory_capacity_bytes;
+    d["tdp_w"] = h.tdp_w;
+    d["dispatch_tax_s"] = h.dispatch_tax_s;
+    d["source"] = h.source;
+    out.append(std::move(d));
+  }
+  return out;
+}
+
+absl::StatusOr<py::list> ZooList() {
+  absl::StatusOr<std::vector<zoo::ModelEntry>> all = zoo::ModelCatalog();
+  if (!all.ok()) return all.status();
+  py::list out;
+  for (const zoo::ModelEntry& e : *all) {
+    py::dict d;
+    d["name"] = e.name;
+    d["description"] = e.description;
+    d["params"] = e.params;
+    py::dict dims;
+    for (const auto& [k, v] : e.default_dims) dims[py::str(k)] = v;
+    d["default_dims"] = std::move(dims);
+    d["source"] = e.source;
+    out.append(std::move(d));
+  }
+  return out;
+}
+
+absl::StatusOr<py::list> RuntimeList() {
+  absl::StatusOr<std::vector<engine::Runtime>> all = zoo::RuntimeCatalog();
+  if (!all.ok()) return all.status();
+  py::list out;
+  for (const engine::Runtime& r : *all) {
+    py::dict d;
+    d["key"] = r.key;
+    d["name"] = r.name;
+    d["aliases"] = r.aliases;
+    d["device"] = r.device;
+    d["summary"] = r.summary;
+    out.append(std::move(d));
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> ZooName(const std::string& name) {
+  absl::StatusOr<std::vector<zoo::ModelEntry>> all = zoo::ModelCatalog();
+  if (!all.ok()) return all.status();
+  absl::StatusOr<zoo::ModelEntry> e = zoo::FindModel(*all, name);
+  if (!e.ok()) return e.status();
+  return e->name;
+}
+
+}  // namespace ridgeline::python

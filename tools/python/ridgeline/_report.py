@@ -1,0 +1,197 @@
+"""Report, Sweep and WhatIf: results of ridgeline.analyze / sweep / what_if."""
+
+import html
+
+from . import _core
+
+
+def _pandas():
+    try:
+        import pandas
+    except ImportError as e:  # optional dependency
+        raise ImportError("to_pandas() needs pandas (Debian: apt-get install "
+                          "python3-pandas)") from e
+    return pandas
+
+
+def _ms(seconds):
+    return f"{seconds * 1e3:.4g} ms"
+
+
+class Report:
+    """One model analyzed on one device (the analyze CLI's report).
+
+    Headline figures (from the library's summary, SI units):
+      latency_s, throughput_per_s (batch / latency), bound ("compute" or
+      "memory": the regime holding the largest share of time), mfu
+      ((FLOPs / latency) / peak), batch, macs, flops, bytes, params.
+    Records with every field of the JSON report (engine/report/
+    JSON_SCHEMA.md): summary, layers (one dict per layer, topological
+    order), assumptions, hardware_info; to_dict() is the whole document.
+    Output: to_json(), to_html() (the self-contained HTML report),
+    _repr_html_() (Jupyter), to_pandas() (layers as a DataFrame; needs
+    pandas), str(report) (the CLI's table).
+    """
+
+    def __init__(self, session):
+        self._session = session
+        self._summary = session.summary
+        self._document = None
+
+    # Headline figures ------------------------------------------------------
+    latency_s = property(lambda self: self._summary["latency_s"])
+    throughput_per_s = property(lambda self: self._summary["throughput_per_s"])
+    bound = property(lambda self: self._summary["bound"])
+    mfu = property(lambda self: self._summary["mfu"])
+    batch = property(lambda self: self._summary["batch"])
+    macs = property(lambda self: self._summary["macs"])
+    flops = property(lambda self: self._summary["flops"])
+    bytes = property(lambda self: self._summary["bytes"])
+    params = property(lambda self: self._summary["params"])
+    model = property(lambda self: self._session.model,
+                     doc="The model's name: its path, 'zoo:NAME' or the "
+                     "name given to from_torch / analyze(bytes).")
+    hardware = property(lambda self: self._session.hardware,
+                        doc="The device's key, e.g. 'a100-sxm'.")
+    runtime = property(lambda self: self._session.runtime,
+                       doc="The runtime profile's key, e.g. 'compiled'.")
+    warnings = property(lambda self: list(self._session.warnings),
+                        doc="The CLI's warnings (also issued with "
+                        "warnings.warn).")
+
+    # JSON records ----------------------------------------------------------
+    def to_dict(self):
+        """The whole JSON report as Python objects (a fresh copy)."""
+        return self._session.document()
+
+    def _doc(self):
+        if self._document is None:
+            self._document = self._session.document()
+        return self._document
+
+    summary = property(lambda self: self._doc()["summary"])
+    layers = property(lambda self: self._doc()["layers"])
+    assumptions = property(lambda self: self._doc()["assumptions"])
+    hardware_info = property(lambda self: self._doc()["hardware"])
+
+    # Output ----------------------------------------------------------------
+    def to_json(self, indent=2):
+        """The CLI's `--format json` document, as text."""
+        return self._session.to_json(indent)
+
+    def to_html(self):
+        """The CLI's `--format html` page: self-contained HTML."""
+        return self._session.to_html()
+
+    def _repr_html_(self):
+        # The page has its own styles and scripts: isolated in an iframe.
+        page = html.escape(self.to_html(), quote=True)
+        return (f'<iframe srcdoc="{page}" style="width:100%;height:720px;'
+                f'border:0"></iframe>')
+
+    def to_pandas(self):
+        """The layers as a pandas DataFrame, one row per layer."""
+        return _pandas().DataFrame(self.layers)
+
+    def whole_model(self):
+        """Whole-model (one roofline per model) estimates: [lumped] or,
+        with mlsysim=True, [lumped, mlsysim]; dicts as the JSON report's
+        "whole_model" (method, flops, bytes, intensity, t_compute_s,
+        t_memory_s, t_overhead_s, latency_s, throughput_per_s, mfu,
+        bound)."""
+        return self._session.whole_model()
+
+    def sweep(self, batches=None, hw=None):
+        """This model re-priced per batch (batches=[1, 2, 4] or a CLI LIST
+        such as "1,2,4,...,256" or "1:64") or per device (hw=["a100",
+        "h100"]), with this report's options. Returns a Sweep."""
+        return Sweep(self._session.sweep(sweep_spec(batches, hw)))
+
+    def __str__(self):
+        return self._session.table()
+
+    def __repr__(self):
+        return (f"<ridgeline.Report {self.model} on {self.hardware} "
+                f"({self.runtime}), batch {self.batch}: "
+                f"{_ms(self.latency_s)}, {self.throughput_per_s:.4g} /s, "
+                f"{self.bound}-bound, MFU {self.mfu:.1%}>")
+
+
+def sweep_spec(batches, hw):
+    """The CLI's --sweep value for batches=... or hw=... (exactly one)."""
+    if (batches is None) == (hw is None):
+        raise ValueError("sweep: give exactly one of batches=... or hw=...")
+    if batches is not None:
+        if isinstance(batches, str):
+            return f"batch={batches}"
+        try:
+            values = list(batches)
+        except TypeError:
+            raise TypeError("batches: expected a list of integers or a "
+                            "string such as '1,2,4,...,256'") from None
+        return "batch=" + ",".join(str(v) for v in values)
+    names = [hw] if isinstance(hw, str) else list(hw)
+    return "hw=" + ",".join(str(n) for n in names)
+
+
+class Sweep:
+    """Rows of a batch or device sweep (the CLI's --sweep; fields as its
+    JSON "sweep" section).
+
+    points: dicts with batch (or hardware), latency_s, throughput_per_s,
+    bound, mfu, flops, bytes and, with whole_model=True, whole_model.
+    bound_flip: where the layer-level bound flips ({"index", "from", "to",
+    ...}) or None; whole_model_bound_flip likewise. interpolated: batch
+    sweeps priced from a few analyses (every layer affine in the batch).
+    str(sweep): the CLI's table.
+    """
+
+    def __init__(self, result):
+        data, self._text = result
+        self.data = data
+        self.axis = data.get("axis")
+        self.points = data.get("points", [])
+        self.bound_flip = data.get("bound_flip")
+        self.whole_model_bound_flip = data.get("whole_model_bound_flip")
+        self.interpolated = data.get("interpolated")
+
+    def __iter__(self):
+        return iter(self.points)
+
+    def __len__(self):
+        return len(self.points)
+
+    def __getitem__(self, i):
+        return self.points[i]
+
+    def __str__(self):
+        return self._text
+
+    def __repr__(self):
+        return f"<ridgeline.Sweep over {self.axis}, {len(self.points)} points>"
+
+    def to_pandas(self):
+        """The points as a pandas DataFrame."""
+        return _pandas().DataFrame(self.points)
+
+
+class WhatIf:
+    """Fusion and quantization what-ifs (the CLI's --fuse, --weights,
+    --activations, --kv-cache, --what-if): `data` holds the JSON report's
+    what-if sections as dicts, str(what_if) the CLI's tables; `report` is
+    the analysis as stored."""
+
+    def __init__(self, report, data, text):
+        self.report = report
+        self.data = data
+        self._text = text
+
+    def __str__(self):
+        return self._text
+
+    def __repr__(self):
+        return f"<ridgeline.WhatIf sections {sorted(self.data)}>"
+
+
+# The exception type, re-exported from the package.
+ModelError = _core.ModelError

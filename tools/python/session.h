@@ -1,0 +1,67 @@
+// One analysis for the Python package (tools/python/ridgeline): the analyze
+// CLI's option parser and steps (tools/analyze), with the model given as a
+// zoo name, a file, or a serialized ONNX model in memory (from_torch).
+//
+//   absl::StatusOr<std::unique_ptr<Session>> s =
+//       Session::Open({"--zoo", "resnet50", "--hw", "a100"}, std::nullopt);
+//   double latency = (*s)->context().analysis.summary.latency_s;
+#ifndef RIDGELINE_TOOLS_PYTHON_SESSION_H_
+#define RIDGELINE_TOOLS_PYTHON_SESSION_H_
+
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "engine/sweep.h"
+#include "tools/analyze/modes.h"
+#include "tools/analyze/options.h"
+
+namespace ridgeline::python {
+
+// Errors are absl statuses whose message is the CLI's. A model that does
+// not import (unreadable, malformed, bad dims) is a model error; everything
+// else (flags, devices, runtimes, precisions, sweep lists) is an argument
+// error.
+bool IsModelError(const absl::Status& status);
+
+class Session {
+ public:
+  // `args` are analyze's flags after the program name (validated by the
+  // CLI's ParseArgs). With `model_bytes`, the positional MODEL in `args` is
+  // the display name used in messages and the bytes are imported instead
+  // of a file.
+  static absl::StatusOr<std::unique_ptr<Session>> Open(
+      const std::vector<std::string>& args,
+      std::optional<std::string> model_bytes);
+
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // The run: device, runtime, graph, analysis (as the CLI's RunAnalyze).
+  const tools::analyze::RunContext& context() const { return ctx_; }
+  // The CLI's warnings so far, one line each without "analyze: warning: ".
+  std::vector<std::string> warnings() const;
+
+  // --sweep batch=LIST|hw=A,B on this model (the CLI's sweep, bytes too).
+  absl::StatusOr<engine::SweepResult> Sweep(const std::string& spec) const;
+
+ private:
+  Session() = default;
+  absl::Status Load();
+  absl::StatusOr<graph::Graph> ImportAtBatch(int64_t batch) const;
+
+  tools::analyze::Options options_;
+  std::vector<engine::Hardware> catalog_;
+  std::optional<std::string> model_bytes_;
+  tools::analyze::RunContext ctx_;
+  std::vector<std::string> warnings_;  // the session's own
+  std::ostringstream err_;             // the CLI's modes warn on ctx_.err
+};
+
+}  // namespace ridgeline::python
+
+#endif  // RIDGELINE_TOOLS_PYTHON_SESSION_H_
