@@ -217,6 +217,26 @@ void MergeSiblingGemms(const graph::Graph& graph, const TensorPricer& pricer,
   *kernels = std::move(kept);
 }
 
+// Before each weight GEMM, the kernel that quantizes its activation input
+// at run time (runtimes with dynamic_activation_quantization).
+void AddActivationQuantizeKernels(std::vector<KernelResult>* kernels) {
+  std::vector<KernelResult> out;
+  out.reserve(kernels->size());
+  for (KernelResult& k : *kernels) {
+    if (std::optional<KernelWork> q = ActivationQuantizeWork(k.work)) {
+      KernelResult quantize;
+      quantize.name = "dynamic-quant:" + k.name;
+      quantize.fusion = "dynamic-quant";
+      quantize.layers = k.layers;
+      quantize.anchor = k.anchor;
+      quantize.work = *std::move(q);
+      out.push_back(std::move(quantize));
+    }
+    out.push_back(std::move(k));
+  }
+  *kernels = std::move(out);
+}
+
 }  // namespace
 
 std::string_view BoundName(Bound bound) {
@@ -452,6 +472,12 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
   if (runtime.fuse_sibling_gemms) {
     MergeSiblingGemms(graph, *pricer, &analysis.kernels);
   }
+  if (runtime.dynamic_activation_quantization && options.weight_only.empty() &&
+      (peak.key == "fp8" || peak.key == "int8")) {
+    AddActivationQuantizeKernels(&analysis.kernels);
+  }
+  // A layer's kernel is the last one holding it (the GEMM after its
+  // activation-quantize kernel).
   for (size_t i = 0; i < analysis.kernels.size(); ++i) {
     for (int li : analysis.kernels[i].layers) {
       analysis.layers[li].kernel = static_cast<int>(i);
@@ -478,30 +504,36 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
                   m.bytes / pricing.memory_bandwidth_bytes_per_s;
       total += weight[i];
     }
+    const bool own =
+        !k.layers.empty() &&
+        &analysis.kernels[analysis.layers[k.layers[0]].kernel] == &k;
     for (size_t i = 0; i < k.layers.size(); ++i) {
       LayerResult& m = analysis.layers[k.layers[i]];
       const double share = total > 0
                                ? weight[i] / total
                                : 1.0 / static_cast<double>(k.layers.size());
-      m.t_compute_s = t.t_compute_s * share;
-      m.t_memory_s = t.t_memory_s * share;
-      m.t_overhead_s = t.t_overhead_s * share;
-      m.latency_s = t.latency_s * share;
+      m.t_compute_s += t.t_compute_s * share;
+      m.t_memory_s += t.t_memory_s * share;
+      m.t_overhead_s += t.t_overhead_s * share;
+      m.latency_s += t.latency_s * share;
+      if (!own) continue;  // a helper kernel adds time, not the regime
       m.regime = t.latency_s > 0 ? t.regime : Regime::kNone;
       m.overhead_dominated = t.overhead_dominated();
       m.bound = k.bound;
-      if (m.latency_s <= 0) continue;
-      if (m.regime == Regime::kMemory) {
-        ++summary.memory_bound_layers;
-        summary.memory_bound_time_s += m.latency_s;
-      } else {
-        ++summary.compute_bound_layers;
-        summary.compute_bound_time_s += m.latency_s;
-      }
-      if (m.overhead_dominated) {
-        ++summary.overhead_bound_layers;
-        summary.overhead_bound_time_s += m.latency_s;
-      }
+    }
+  }
+  for (const LayerResult& m : analysis.layers) {
+    if (m.kernel < 0 || m.latency_s <= 0) continue;
+    if (m.regime == Regime::kMemory) {
+      ++summary.memory_bound_layers;
+      summary.memory_bound_time_s += m.latency_s;
+    } else {
+      ++summary.compute_bound_layers;
+      summary.compute_bound_time_s += m.latency_s;
+    }
+    if (m.overhead_dominated) {
+      ++summary.overhead_bound_layers;
+      summary.overhead_bound_time_s += m.latency_s;
     }
   }
   summary.kernels = static_cast<int64_t>(analysis.kernels.size());
@@ -509,9 +541,7 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
 
   summary.params = graph.ParameterCount();
   for (const graph::Tensor& t : graph.tensors()) {
-    if (graph.IsWeight(t)) {
-      summary.weight_bytes += pricer->TensorBytes(graph, t);
-    }
+    if (t.is_weight()) summary.weight_bytes += pricer->TensorBytes(graph, t);
   }
   summary.per_inference_s = a.dispatch_tax_s;
   summary.overhead_s += a.dispatch_tax_s;

@@ -106,6 +106,20 @@ std::vector<bool> FindStridedViews(const graph::Graph& graph) {
   return view;
 }
 
+std::optional<KernelWork> ActivationQuantizeWork(const KernelWork& gemm) {
+  if (gemm.kind != KernelClass::kMatrix || gemm.weight_bytes <= 0 ||
+      gemm.gemm.batch <= 0) {
+    return std::nullopt;
+  }
+  const double elements = gemm.gemm.batch * gemm.gemm.m * gemm.gemm.k;
+  KernelWork q;
+  q.kind = KernelClass::kReduction;
+  q.other_flops = 3 * elements;
+  q.bytes = (2 + 1) * elements;
+  q.op_type = "DynamicQuantizeLinear";
+  return q;
+}
+
 bool IsKvAppend(const graph::Graph& graph, int node) {
   const graph::Node& n = graph.node(node);
   if (n.op_type != "Concat" || !n.domain.empty()) return false;

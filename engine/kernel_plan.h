@@ -4,6 +4,7 @@
 #ifndef RIDGELINE_ENGINE_KERNEL_PLAN_H_
 #define RIDGELINE_ENGINE_KERNEL_PLAN_H_
 
+#include <optional>
 #include <vector>
 
 #include "engine/cost.h"
@@ -38,6 +39,13 @@ bool IsKvAppend(const graph::Graph& graph, int node);
 // written once.
 double KvAppendBytes(const graph::Graph& graph, int node,
                      const TensorPricer& pricer);
+
+// The kernel that quantizes a weight GEMM's activation input at run time
+// (per-row absmax, scale and cast in one reduction kernel): reads the
+// m x k activation at 2 B (bf16) and writes it at 1 B, 3 vector FLOPs per
+// element (abs, max, scale). Nullopt when the kernel is not a matrix
+// kernel with weights and a known GEMM shape.
+std::optional<KernelWork> ActivationQuantizeWork(const KernelWork& gemm);
 
 // The kernel class a single node runs as. Contractions with a GEMM shape
 // too thin for matrix units (n or k below 16: depthwise convolutions) run

@@ -146,6 +146,8 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
       s = set_bool(&r.host_shape_ops);
     } else if (field == "strided_views") {
       s = set_bool(&r.strided_views);
+    } else if (field == "dynamic_activation_quantization") {
+      s = set_bool(&r.dynamic_activation_quantization);
     } else if (field == "efficiency_model") {
       if (v == "size-aware") {
         r.size_aware = true;

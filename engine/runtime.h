@@ -38,6 +38,12 @@ struct Runtime {
   // transpose and expand alias storage): no kernel, except a Transpose
   // whose output is reshaped, which copies (see FindStridedViews).
   bool strided_views = false;
+  // At an 8-bit precision (fp8, int8) without weight-only quantization, the
+  // activations feeding each weight GEMM are quantized at run time (torchao
+  // float8/int8 dynamic: per-row absmax, scale, cast): one more kernel per
+  // GEMM, reading the activation at 2 B and writing it at 1 B per element.
+  // Otherwise scales are static and the cast fuses into the producer.
+  bool dynamic_activation_quantization = false;
   // "size-aware": the kernel model of engine/timing.h with the device's
   // fitted constants; "flat": T = max(FLOPs/(peak*e_c), bytes/(BW*e_m)) +
   // per-node tax, mlsysim's per-layer formula.

@@ -336,6 +336,43 @@ TEST(ExecutionModel, EagerRunsLayoutOpsAsStridedViews) {
             e["summary"]["view_layers"].get<int>());
 }
 
+TEST(ExecutionModel, DynamicFp8QuantizesEachGemmInputAtRunTime) {
+  // llama-3.1-8b decode at fp8 (torchao float8dq) on the compiled runtime:
+  // after the sibling merge a layer has 4 weight GEMMs (qkv, o, gate_up,
+  // down), plus the LM head: 32 x 4 + 1 = 129 quantize kernels. Each reads
+  // its 1 x k activation at 2 B and writes it at 1 B: k = 4096 for all but
+  // down (k = 14336), so 3 x (4096 x 3 + 14336) B per layer and 3 x 4096 B
+  // for the head.
+  const nlohmann::json c =
+      RunJson({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision",
+               "fp8", "--runtime", "compiled"});
+  int quantize = 0;
+  double bytes = 0;
+  for (const auto& k : c["kernels"]) {
+    if (k["fusion"] != "dynamic-quant") continue;
+    ++quantize;
+    bytes += k["bytes"].get<double>();
+  }
+  EXPECT_EQ(quantize, 129);
+  EXPECT_DOUBLE_EQ(bytes, 32 * 3.0 * (4096 * 3 + 14336) + 3.0 * 4096);
+  // TensorRT's fp8 engines use calibrated static scales: no extra kernel.
+  const nlohmann::json t =
+      RunJson({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision",
+               "fp8", "--runtime", "tensorrt"});
+  for (const auto& k : t["kernels"]) EXPECT_NE(k["fusion"], "dynamic-quant");
+  // Nor at bf16, nor with weight-only int8 (activations stay bf16).
+  const nlohmann::json w =
+      RunJson({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision",
+               "bf16", "--weights", "int8", "--runtime", "compiled"});
+  for (const auto& k : w["kernels"]) EXPECT_NE(k["fusion"], "dynamic-quant");
+  // The layers' times still add up to the kernels' (the quantize kernel's
+  // time lands on its GEMM's layers).
+  double layers = 0;
+  for (const auto& l : c["layers"]) layers += l["latency_s"].get<double>();
+  EXPECT_NEAR(layers + c["assumptions"]["dispatch_tax_s"].get<double>(),
+              c["summary"]["latency_s"].get<double>(), 1e-9);
+}
+
 TEST(ExecutionModel, SiblingGemmsRunAsOneGemm) {
   // llama-3.1-8b decode, bf16, compiled: per layer Q/K/V (same input) and
   // gate/up merge: 2 x 32 = 64 merged kernels. The QKV kernel reads the
