@@ -541,7 +541,9 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
 
   summary.params = graph.ParameterCount();
   for (const graph::Tensor& t : graph.tensors()) {
-    if (t.is_weight()) summary.weight_bytes += pricer->TensorBytes(graph, t);
+    if (graph.IsWeight(t)) {
+      summary.weight_bytes += pricer->TensorBytes(graph, t);
+    }
   }
   summary.per_inference_s = a.dispatch_tax_s;
   summary.overhead_s += a.dispatch_tax_s;
