@@ -158,6 +158,8 @@ def test_warnings_are_the_clis(cli):
                 if line.startswith("analyze: warning: ")]
     assert expected and r.warnings == expected
     assert [str(w.message) for w in caught] == expected
+    assert r.to_dict()["warnings"] == json.loads(
+        cli(path, "--hw", "h100", "--format", "json")[1])["warnings"]
 
 
 @pytest.mark.parametrize("kwargs, flags", [
@@ -187,6 +189,9 @@ def test_bad_models_raise_model_error(cli, tmp_path):
     with pytest.raises(ridgeline.ModelError, match="junk"):
         ridgeline.analyze(b"\x08\x07 not an onnx model", hw="h100",
                           name="junk")
+    with pytest.raises(ridgeline.ModelError, match="nosuch"):
+        ridgeline.analyze(ridgeline.zoo("resnet50"), dims={"nosuch": 3})
+    assert issubclass(ridgeline.ModelError, ValueError)
     broken = fixture(os.path.join("importer", "cycle.onnx"))
     with pytest.raises(ridgeline.ModelError) as e:
         ridgeline.analyze(broken, hw="h100")
@@ -196,6 +201,8 @@ def test_bad_models_raise_model_error(cli, tmp_path):
 def test_bad_calls():
     with pytest.raises(TypeError):
         ridgeline.analyze(42)
+    with pytest.raises(ValueError, match="empty bytes"):
+        ridgeline.analyze(b"")
     with pytest.raises(TypeError, match="unexpected keyword"):
         ridgeline.analyze(ridgeline.zoo("resnet50"), bogus=1)
     with pytest.raises(TypeError):

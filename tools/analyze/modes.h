@@ -33,6 +33,9 @@ struct RunContext {
   engine::Runtime runtime;  // the runtime profile the analysis ran with
   std::optional<zoo::ModelEntry> zoo_entry;  // --zoo NAME
   std::string model_name;                    // the path, or "zoo:NAME"
+  // A serialized model held in memory (the Python package's bytes and
+  // from_torch), imported instead of the MODEL path, which names it.
+  std::string_view model_bytes;
   graph::Graph graph;
   engine::AnalyzeOptions analyze;  // the options the analysis ran with
   engine::Analysis analysis;

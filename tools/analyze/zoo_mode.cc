@@ -51,7 +51,10 @@ absl::StatusOr<graph::Graph> Import(const RunContext& ctx,
   absl::StatusOr<graph::Graph> g =
       ctx.zoo_entry ? importers::ImportOnnxBytes(ctx.zoo_entry->onnx,
                                                  ctx.model_name, "", import)
-                    : importers::ImportOnnxFile(o.model_path, import);
+      : !ctx.model_bytes.empty()
+          ? importers::ImportOnnxBytes(ctx.model_bytes, ctx.model_name, "",
+                                       import)
+          : importers::ImportOnnxFile(o.model_path, import);
   if (!g.ok()) {
     std::string_view message = MessageOf(g.status());
     return absl::InvalidArgumentError(

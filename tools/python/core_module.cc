@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "engine/analysis.h"
-#include "engine/report/json.h"
 #include "engine/report/report.h"
 #include "engine/sweep.h"
 #include "engine/whole_model.h"
@@ -93,11 +92,13 @@ std::string Table(const Session& s) {
 
 void DefineModule(py::module_& m) {
   m.doc() = "ridgeline's C++ library (the analyze CLI's), for the package.";
-  static py::exception<ModelError> model_error(m, "ModelError");
+  static py::exception<ModelError> model_error(m, "ModelError",
+                                               PyExc_ValueError);
   model_error.attr("__module__") = "ridgeline";
   model_error.attr("__doc__") =
-      "The model could not be read: unreadable file, malformed ONNX, bad "
-      "dims. The message is the analyze CLI's (it names the model).";
+      "The model could not be imported: unreadable file, malformed ONNX, "
+      "dims it cannot take. A ValueError; the message is the analyze CLI's "
+      "(it names the model).";
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -140,17 +141,11 @@ void DefineModule(py::module_& m) {
       .def_property_readonly(
           "runtime", [](const Session& s) { return s.context().runtime.key; })
       .def_property_readonly("warnings", &Session::warnings)
-      .def("document",
-           [](const Session& s) {
-             return ToPython(
-                 engine::report::AnalysisToJson(s.context().analysis));
-           })
+      .def("document", [](const Session& s) { return ToPython(s.Document()); })
       .def(
           "to_json",
           [](const Session& s, int indent) {
-            return engine::report::AnalysisToJson(s.context().analysis)
-                       .dump(indent) +
-                   "\n";
+            return s.Document().dump(indent) + "\n";
           },
           py::arg("indent") = 2)
       .def("to_html",

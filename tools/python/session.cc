@@ -1,14 +1,14 @@
 #include "tools/python/session.h"
 
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/cord.h"
 #include "engine/analysis.h"
 #include "engine/hardware.h"
+#include "engine/report/json.h"
+#include "engine/report/text.h"
 #include "fmt/format.h"
 #include "graph/fmt_absl.h"
-#include "importers/onnx_importer.h"
 #include "zoo/hardware_catalog.h"
 #include "zoo/runtime_catalog.h"
 
@@ -25,32 +25,18 @@ absl::Status AsModelError(const absl::Status& status) {
   return marked;
 }
 
-// The error with the model's name in front, unless it already names it (as
-// the CLI's import errors do).
-absl::Status Named(const absl::Status& status, std::string_view name) {
-  std::string_view message = MessageOf(status);
-  if (message.find(name) != std::string_view::npos) return status;
-  return absl::Status(status.code(), fmt::format("{}: {}", name, message));
-}
-
-// The batch the graph was bound with, as the CLI's RunAnalyze decides it
-// (tools/analyze/run.cc): the first dim of the first graph input of rank
-// >= 2 when known, else --batch, else 1; warns when --batch was not applied.
-int64_t GraphBatch(const graph::Graph& g, const Options& o,
-                   std::vector<std::string>* warnings) {
-  for (int t : g.Inputs()) {
-    const graph::Tensor& in = g.tensor(t);
-    if (!in.shape_known || in.dims.size() < 2) continue;
-    const int64_t b = in.dims[0];
-    if (o.batch && *o.batch != b) {
-      warnings->push_back(fmt::format(
-          "batch {} not applied: input '{}' has a static first dim of {}; "
-          "throughput uses batch {}",
-          *o.batch, in.name, b, b));
-    }
-    return b > 0 ? b : 1;
+// The batch the importer settled (Graph::batch), as the CLI's RunAnalyze
+// takes it (tools/analyze/run.cc), with the same warning.
+int64_t GraphBatch(const tools::analyze::RunContext& ctx) {
+  const graph::Graph& g = ctx.graph;
+  const Options& o = *ctx.options;
+  if (o.batch && !g.batch.symbolic() && *o.batch != g.batch.value) {
+    tools::analyze::Warn(
+        ctx, fmt::format("--batch {} not applied: the model has no symbolic "
+                         "batch dim; throughput uses batch {}",
+                         *o.batch, g.batch.value));
   }
-  return o.batch.value_or(1);
+  return g.batch.value;
 }
 
 }  // namespace
@@ -73,6 +59,7 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(
   return s;
 }
 
+// The steps of the CLI's RunAnalyze (tools/analyze/run.cc) up to the report.
 absl::Status Session::Load() {
   absl::StatusOr<std::vector<engine::Hardware>> catalog =
       zoo::HardwareCatalog();
@@ -80,7 +67,8 @@ absl::Status Session::Load() {
   catalog_ = *std::move(catalog);
   ctx_.options = &options_;
   ctx_.catalog = &catalog_;
-  ctx_.err = &err_;
+  ctx_.warnings = &warnings_;  // ctx_.err stays null: nothing is printed
+  if (model_bytes_) ctx_.model_bytes = *model_bytes_;
   for (size_t i = 0; i < options_.hw.size(); ++i) {
     absl::StatusOr<engine::Hardware> hw =
         engine::FindHardware(catalog_, options_.hw[i]);
@@ -96,69 +84,61 @@ absl::Status Session::Load() {
   if (!runtime.ok()) return runtime.status();
   ctx_.runtime = *std::move(runtime);
 
-  if (model_bytes_) {
-    ctx_.model_name = options_.model_path;
-    absl::StatusOr<graph::Graph> g = ImportAtBatch(0);
-    if (!g.ok()) return AsModelError(g.status());
-    ctx_.graph = *std::move(g);
-  } else if (absl::Status st = tools::analyze::LoadModel(&ctx_); !st.ok()) {
+  if (absl::Status st = tools::analyze::LoadModel(&ctx_); !st.ok()) {
     // NotFound: an unknown --zoo name, an argument; the rest is the model.
     return absl::IsNotFound(st) ? st : AsModelError(st);
   }
   for (const std::string& w : ctx_.graph.warnings) {
-    warnings_.push_back(fmt::format("{}: {}", ctx_.model_name, w));
+    tools::analyze::Warn(ctx_, fmt::format("{}: {}", ctx_.model_name, w));
   }
 
   ctx_.analyze = options_.analyze;
   ctx_.analyze.runtime = &ctx_.runtime;
-  ctx_.analyze.batch = GraphBatch(ctx_.graph, options_, &warnings_);
+  ctx_.analyze.batch = GraphBatch(ctx_);
   absl::StatusOr<engine::Analysis> analysis =
       engine::Analyze(ctx_.graph, ctx_.hw, ctx_.analyze);
-  if (!analysis.ok()) return Named(analysis.status(), ctx_.model_name);
+  if (!analysis.ok()) {
+    return absl::Status(
+        analysis.status().code(),
+        fmt::format("{}: {}", ctx_.model_name, MessageOf(analysis.status())));
+  }
   ctx_.analysis = *std::move(analysis);
   ctx_.analysis.model = ctx_.model_name;
   const engine::Summary& sum = ctx_.analysis.summary;
   if (!sum.skipped_layers.empty() || !sum.unknown_ops.empty()) {
-    warnings_.push_back(fmt::format(
-        "{}: {} layer(s) skipped (unresolved shapes or counting errors), {} "
-        "op type(s) without a counter; see the report's warnings/summary",
-        ctx_.model_name, sum.skipped_layers.size(), sum.unknown_ops.size()));
+    tools::analyze::Warn(
+        ctx_, fmt::format("{}: {} layer(s) skipped (unresolved shapes or "
+                          "counting errors), {} op type(s) without a counter; "
+                          "see the report's warnings/summary",
+                          ctx_.model_name, sum.skipped_layers.size(),
+                          sum.unknown_ops.size()));
   }
   return absl::OkStatus();
 }
 
-// `batch` 0: the options' own --batch/--dim bindings.
-absl::StatusOr<graph::Graph> Session::ImportAtBatch(int64_t batch) const {
-  if (!model_bytes_) return tools::analyze::LoadModelAtBatch(ctx_, batch);
-  importers::ImportOptions import;
-  for (const auto& [name, value] : options_.dims) import.dims[name] = value;
-  import.batch = options_.batch;
-  if (batch > 0) {
-    import.dims.erase("batch");  // a sweep point wins
-    import.batch = batch;
-  }
-  absl::StatusOr<graph::Graph> g =
-      importers::ImportOnnxBytes(*model_bytes_, ctx_.model_name, "", import);
-  if (!g.ok()) return Named(g.status(), ctx_.model_name);
-  return g;
-}
-
 std::vector<std::string> Session::warnings() const {
-  std::vector<std::string> all = warnings_;
-  constexpr std::string_view kPrefix = "analyze: warning: ";
-  std::istringstream lines(err_.str());
-  for (std::string line; std::getline(lines, line);) {
-    if (line.starts_with(kPrefix)) all.push_back(line.substr(kPrefix.size()));
-  }
-  return all;
+  return engine::report::CollapseRepeats(warnings_);
 }
 
+// As the CLI's ReportJson (tools/analyze/run.cc) without the mode sections:
+// the run's warnings first, then the analysis' own.
+nlohmann::ordered_json Session::Document() const {
+  nlohmann::ordered_json j = engine::report::AnalysisToJson(ctx_.analysis);
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (const std::string& w : warnings()) all.push_back(w);
+  for (const auto& w : j["warnings"]) all.push_back(w);
+  j["warnings"] = std::move(all);
+  return j;
+}
+
+// As the CLI's RunSweep (tools/analyze/sweep_mode.cc), for any spec.
 absl::StatusOr<engine::SweepResult> Session::Sweep(
     const std::string& spec_text) const {
   absl::StatusOr<engine::SweepSpec> spec = engine::ParseSweepSpec(spec_text);
   if (!spec.ok()) {
-    return absl::InvalidArgumentError(fmt::format(
-        "sweep: invalid value '{}': {}", spec_text, MessageOf(spec.status())));
+    return absl::InvalidArgumentError(
+        fmt::format("--sweep: invalid value '{}': {}", spec_text,
+                    MessageOf(spec.status())));
   }
   engine::SweepOptions sweep;
   if (options_.whole_model) {
@@ -167,8 +147,9 @@ absl::StatusOr<engine::SweepResult> Session::Sweep(
   if (spec->axis == engine::SweepSpec::Axis::kBatch) {
     engine::AnalyzeAtBatch at =
         [this](int64_t batch) -> absl::StatusOr<engine::Analysis> {
-      absl::StatusOr<graph::Graph> g = ImportAtBatch(batch);
-      if (!g.ok()) return AsModelError(g.status());
+      absl::StatusOr<graph::Graph> g =
+          tools::analyze::LoadModelAtBatch(ctx_, batch);
+      if (!g.ok()) return g.status();
       engine::AnalyzeOptions o = ctx_.analyze;
       o.batch = batch;
       return engine::Analyze(*g, ctx_.hw, o);
@@ -180,7 +161,7 @@ absl::StatusOr<engine::SweepResult> Session::Sweep(
     absl::StatusOr<engine::Hardware> hw = engine::FindHardware(catalog_, name);
     if (!hw.ok()) {
       return absl::InvalidArgumentError(
-          fmt::format("sweep: {}", MessageOf(hw.status())));
+          fmt::format("--sweep: {}", MessageOf(hw.status())));
     }
     devices.push_back(*std::move(hw));
   }

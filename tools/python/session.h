@@ -10,13 +10,13 @@
 
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "engine/sweep.h"
+#include "nlohmann/json.hpp"
 #include "tools/analyze/modes.h"
 #include "tools/analyze/options.h"
 
@@ -43,8 +43,11 @@ class Session {
 
   // The run: device, runtime, graph, analysis (as the CLI's RunAnalyze).
   const tools::analyze::RunContext& context() const { return ctx_; }
-  // The CLI's warnings so far, one line each without "analyze: warning: ".
+  // The CLI's warnings so far, one line each without "analyze: warning: "
+  // (a repeat counted as in the JSON report).
   std::vector<std::string> warnings() const;
+  // The CLI's --format json document: the analysis and "warnings".
+  nlohmann::ordered_json Document() const;
 
   // --sweep batch=LIST|hw=A,B on this model (the CLI's sweep, bytes too).
   absl::StatusOr<engine::SweepResult> Sweep(const std::string& spec) const;
@@ -52,14 +55,14 @@ class Session {
  private:
   Session() = default;
   absl::Status Load();
-  absl::StatusOr<graph::Graph> ImportAtBatch(int64_t batch) const;
 
   tools::analyze::Options options_;
   std::vector<engine::Hardware> catalog_;
   std::optional<std::string> model_bytes_;
   tools::analyze::RunContext ctx_;
-  std::vector<std::string> warnings_;  // the session's own
-  std::ostringstream err_;             // the CLI's modes warn on ctx_.err
+  // Every warning (tools::analyze::Warn records them in ctx_.warnings);
+  // mutable: the const modes (what-ifs, sweeps) may warn too.
+  mutable std::vector<std::string> warnings_;
 };
 
 }  // namespace ridgeline::python

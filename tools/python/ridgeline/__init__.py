@@ -12,14 +12,16 @@ ridgeline._core): every number equals the CLI's for the same arguments.
 
 Errors: ValueError for bad arguments (unknown device, precision, runtime,
 out-of-range values; the message is the CLI's), TypeError for arguments of
-the wrong type, ridgeline.ModelError for models that cannot be read.
+the wrong type, ridgeline.ModelError (a ValueError) for models that cannot
+be imported.
 """
 
 import warnings as _warnings
 
 from . import _core
+from ._core import ModelError
 from ._options import ZooModel, open_session
-from ._report import ModelError, Report, Sweep, WhatIf, sweep_spec
+from ._report import Report, Sweep, WhatIf, sweep_spec
 from ._torch import export_torch, from_torch
 
 __all__ = [

@@ -61,6 +61,9 @@ def _model_args(model, name):
     if isinstance(model, ZooModel):
         return ["--zoo", model.name], None
     if isinstance(model, (bytes, bytearray, memoryview)):
+        if not model:
+            raise ValueError("model: empty bytes (expected a serialized "
+                             "ONNX model)")
         display = name or "<bytes>"
         if display.startswith("-"):
             raise ValueError(f"name: must not start with '-': {display!r}")

@@ -2,8 +2,6 @@
 
 import html
 
-from . import _core
-
 
 def _pandas():
     try:
@@ -191,7 +189,3 @@ class WhatIf:
 
     def __repr__(self):
         return f"<ridgeline.WhatIf sections {sorted(self.data)}>"
-
-
-# The exception type, re-exported from the package.
-ModelError = _core.ModelError
