@@ -170,26 +170,50 @@ std::vector<int> Graph::Inputs() const {
   return inputs;
 }
 
-bool Graph::IsWeight(const Tensor& tensor) const {
-  if (tensor.is_weight()) return true;
-  if (tensor.producer < 0 ||
-      tensor.producer >= static_cast<int>(nodes_.size())) {
-    return false;
-  }
-  const Node& producer = nodes_[tensor.producer];
-  if (producer.op_type != "Constant" || !producer.domain.empty() ||
-      !tensor.shape_known || tensor.NumElements() <= 1) {
-    return false;
-  }
-  switch (tensor.dtype) {
+namespace {
+
+bool ParameterDType(DType dtype) {
+  switch (dtype) {
     case DType::kInt8:
     case DType::kUInt8:
     case DType::kInt4:
     case DType::kUInt4:
       return true;
     default:
-      return IsFloating(tensor.dtype);
+      return IsFloating(dtype);
   }
+}
+
+}  // namespace
+
+bool Graph::IsConstantParameter(const Tensor& tensor) const {
+  if (tensor.producer < 0 ||
+      tensor.producer >= static_cast<int>(nodes_.size())) {
+    return false;
+  }
+  const Node& producer = nodes_[tensor.producer];
+  return producer.op_type == "Constant" && producer.domain.empty() &&
+         tensor.shape_known && tensor.NumElements() > 1 &&
+         ParameterDType(tensor.dtype);
+}
+
+bool Graph::IsWeight(const Tensor& tensor) const {
+  if (tensor.is_weight()) return true;
+  if (!IsConstantParameter(tensor)) return false;
+  if (!constants_hold_weights_.has_value()) {
+    // Shapes are bounded by Finalize: these sums stay far below 2^63
+    // in double.
+    double in_constants = 0, in_initializers = 0;
+    for (const Tensor& t : tensors_) {
+      if (t.is_weight() && t.shape_known && ParameterDType(t.dtype)) {
+        in_initializers += static_cast<double>(t.NumElements());
+      } else if (IsConstantParameter(t)) {
+        in_constants += static_cast<double>(t.NumElements());
+      }
+    }
+    constants_hold_weights_ = in_constants > in_initializers;
+  }
+  return *constants_hold_weights_;
 }
 
 int64_t Graph::ParameterCount() const {
@@ -205,6 +229,7 @@ int64_t Graph::ParameterCount() const {
 }
 
 absl::Status Graph::Finalize() {
+  constants_hold_weights_.reset();
   int64_t weight_elements = 0;
   for (Tensor& t : tensors_) {
     t.consumers.clear();

@@ -174,13 +174,19 @@ class Graph {
   const std::vector<int>& topological_order() const { return topo_order_; }
   const BoostGraph& boost_graph() const { return boost_graph_; }
 
-  // True for a weight: an initializer, or an output of a default-domain
-  // `Constant` node holding more than one floating-point or 8/4-bit integer
+  // True for a weight: an initializer, or, in a model that keeps its
+  // parameters in Constant nodes, an output of a default-domain `Constant`
+  // node holding more than one floating-point or 8/4-bit integer
   // (quantized) value. paddle2onnx and some torch exports store every weight
-  // in a Constant node; scalars (scales, epsilons) and integer Constants of
-  // other widths are arithmetic. Parameters, weight bytes, memory fit and
-  // quantization all use this.
+  // in a Constant node; a model keeps its parameters there when its
+  // Constant nodes hold more such elements than its initializers do.
+  // Otherwise its Constants are computed tables (a rotary embedding's
+  // inverse frequencies, a torch buffer), not parameters. Scalars (scales,
+  // epsilons) and integer Constants of other widths are arithmetic.
+  // Parameters, weight bytes, memory fit and quantization all use this.
   bool IsWeight(const Tensor& tensor) const;
+  // A Constant output of more than one floating or 8/4-bit value.
+  bool IsConstantParameter(const Tensor& tensor) const;
 
   // Number of elements summed over all weights (IsWeight).
   int64_t ParameterCount() const;
@@ -193,6 +199,9 @@ class Graph {
   absl::flat_hash_map<std::string, int> tensor_index_;
   absl::flat_hash_map<std::string, int> node_index_;
   BoostGraph boost_graph_;
+  // IsWeight: whether Constant nodes hold the parameters (computed on
+  // first use, after shapes are resolved; reset by Finalize).
+  mutable std::optional<bool> constants_hold_weights_;
 };
 
 // Validates dims: each in [0, kMaxDim] and the product at most kMaxElements.

@@ -22,13 +22,7 @@ TEST_P(ZooEntryTest, ImportsAndAnalyzesCompletely) {
   absl::StatusOr<graph::Graph> g = testing::ImportEntry(*entry);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_THAT(g->unresolved, IsEmpty());
-  // entry->params counts the initializers (the published parameters). The
-  // Llama graphs also store the rotary inverse frequencies, head_dim / 2 =
-  // 128 / 2 = 64 floats, in a Constant node, and every stored multi-element
-  // float Constant is a weight (graph::Graph::IsWeight, issue 15).
-  const int64_t expected_params =
-      entry->params + (GetParam().rfind("llama", 0) == 0 ? 64 : 0);
-  EXPECT_EQ(g->ParameterCount(), expected_params);
+  EXPECT_EQ(g->ParameterCount(), entry->params);
   for (const graph::Tensor& t : g->tensors()) {
     if (t.is_weight()) {
       EXPECT_TRUE(t.external_data) << t.name;  // weightless
@@ -42,7 +36,7 @@ TEST_P(ZooEntryTest, ImportsAndAnalyzesCompletely) {
   EXPECT_THAT(a->summary.unknown_ops, IsEmpty());
   EXPECT_THAT(a->summary.unresolved, IsEmpty());
   EXPECT_THAT(a->summary.skipped_layers, IsEmpty());
-  EXPECT_EQ(a->summary.params, expected_params);
+  EXPECT_EQ(a->summary.params, entry->params);
   EXPECT_GT(a->summary.latency_s, 0);
 }
 
