@@ -198,6 +198,17 @@ def test_bad_models_raise_model_error(cli, tmp_path):
     assert str(e.value) == cli_message(cli, broken, "--hw", "h100")
 
 
+def test_names_that_are_not_utf8():
+    # Node and tensor "relu" renamed to 4 bytes that are not UTF-8.
+    with open(fixture("tiny_cnn.onnx"), "rb") as f:
+        data = f.read().replace(b"relu", b"r\xffl\xfe")
+    r = ridgeline.analyze(data, hw="h100")
+    assert r.macs == TINY_CNN_MACS
+    assert "r\ufffdl\ufffd" in [layer["name"] for layer in r.layers]
+    assert json.loads(r.to_json())["summary"] == r.summary
+    assert str(r) and r.to_html()
+
+
 def test_bad_calls():
     with pytest.raises(TypeError):
         ridgeline.analyze(42)

@@ -8,7 +8,6 @@
 #include <memory>
 #include <optional>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,16 +29,14 @@ namespace {
 
 namespace py = pybind11;
 
-// Raised as ridgeline.ModelError.
-class ModelError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// ridgeline.ModelError, created by DefineModule.
+PyObject* model_error_type = nullptr;
 
+// Sets the Python error for `status` and throws (the GIL must be held).
 [[noreturn]] void Raise(const absl::Status& status) {
-  const std::string message(MessageOf(status));
-  if (IsModelError(status)) throw ModelError(message);
-  throw py::value_error(message);
+  PyObject* type = IsModelError(status) ? model_error_type : PyExc_ValueError;
+  PyErr_SetObject(type, Text(MessageOf(status)).ptr());
+  throw py::error_already_set();
 }
 
 template <typename T>
@@ -65,7 +62,7 @@ py::tuple WhatIf(const Session& s) {
                 : absl::StatusOr<std::string>(st);
     return std::make_pair(std::move(j), std::move(t));
   });
-  return py::make_tuple(ToPython(json), Unwrap(std::move(text)));
+  return py::make_tuple(ToPython(json), Text(Unwrap(std::move(text))));
 }
 
 py::list WholeModel(const Session& s) {
@@ -82,30 +79,23 @@ py::list WholeModel(const Session& s) {
   return out;
 }
 
-std::string Table(const Session& s) {
+py::str Table(const Session& s) {
   std::ostringstream out;
   engine::report::WriteReport(s.context().analysis,
                               engine::report::Format::kTable,
                               s.context().options->report, out);
-  return out.str();
+  return Text(out.str());
 }
 
 void DefineModule(py::module_& m) {
   m.doc() = "ridgeline's C++ library (the analyze CLI's), for the package.";
-  static py::exception<ModelError> model_error(m, "ModelError",
-                                               PyExc_ValueError);
+  static py::exception<void> model_error(m, "ModelError", PyExc_ValueError);
   model_error.attr("__module__") = "ridgeline";
   model_error.attr("__doc__") =
       "The model could not be imported: unreadable file, malformed ONNX, "
       "dims it cannot take. A ValueError; the message is the analyze CLI's "
       "(it names the model).";
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const ModelError& e) {
-      PyErr_SetString(model_error.ptr(), e.what());
-    }
-  });
+  model_error_type = model_error.ptr();
 
   py::class_<Session, std::unique_ptr<Session>>(m, "Session")
       .def_static(
@@ -135,23 +125,25 @@ void DefineModule(py::module_& m) {
             return d;
           })
       .def_property_readonly(
-          "model", [](const Session& s) { return s.context().model_name; })
+          "model",
+          [](const Session& s) { return Text(s.context().model_name); })
       .def_property_readonly(
           "hardware", [](const Session& s) { return s.context().hw.key; })
       .def_property_readonly(
           "runtime", [](const Session& s) { return s.context().runtime.key; })
-      .def_property_readonly("warnings", &Session::warnings)
+      .def_property_readonly(
+          "warnings", [](const Session& s) { return Texts(s.warnings()); })
       .def("document", [](const Session& s) { return ToPython(s.Document()); })
       .def(
           "to_json",
           [](const Session& s, int indent) {
-            return s.Document().dump(indent) + "\n";
+            return Text(Dump(s.Document(), indent) + "\n");
           },
           py::arg("indent") = 2)
       .def("to_html",
            [](const Session& s) {
-             return Unwrap(Released(
-                 [&] { return tools::analyze::RenderPicture(s.context()); }));
+             return Text(Unwrap(Released(
+                 [&] { return tools::analyze::RenderPicture(s.context()); })));
            })
       .def("table", &Table)
       .def("sweep",
@@ -159,7 +151,7 @@ void DefineModule(py::module_& m) {
              engine::SweepResult r =
                  Unwrap(Released([&] { return s.Sweep(spec); }));
              return py::make_tuple(ToPython(engine::SweepJson(r)),
-                                   engine::FormatSweep(r));
+                                   Text(engine::FormatSweep(r)));
            })
       .def("what_if", &WhatIf)
       .def("whole_model", &WholeModel);

@@ -6,6 +6,24 @@ namespace ridgeline::python {
 
 namespace py = pybind11;
 
+py::str Text(std::string_view text) {
+  PyObject* s = PyUnicode_DecodeUTF8(
+      text.data(), static_cast<Py_ssize_t>(text.size()), "replace");
+  if (s == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(s);
+}
+
+py::list Texts(const std::vector<std::string>& lines) {
+  py::list out;
+  for (const std::string& line : lines) out.append(Text(line));
+  return out;
+}
+
+std::string Dump(const nlohmann::ordered_json& value, int indent) {
+  return value.dump(indent, ' ', false,
+                    nlohmann::ordered_json::error_handler_t::replace);
+}
+
 namespace {
 
 template <typename Json>
@@ -24,7 +42,7 @@ py::object Convert(const Json& value) {
     case Type::number_float:
       return py::float_(value.template get<double>());
     case Type::string:
-      return py::str(value.template get_ref<const std::string&>());
+      return Text(value.template get_ref<const std::string&>());
     case Type::array: {
       py::list list;
       for (const auto& item : value) list.append(Convert(item));

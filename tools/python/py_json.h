@@ -4,10 +4,21 @@
 #ifndef RIDGELINE_TOOLS_PYTHON_PY_JSON_H_
 #define RIDGELINE_TOOLS_PYTHON_PY_JSON_H_
 
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "nlohmann/json.hpp"
 #include "pybind11/pybind11.h"
 
 namespace ridgeline::python {
+
+// Text for Python: UTF-8, with invalid bytes (a model's names are not
+// checked) replaced by U+FFFD instead of raising UnicodeDecodeError.
+pybind11::str Text(std::string_view text);
+pybind11::list Texts(const std::vector<std::string>& lines);
+// The JSON text, invalid UTF-8 replaced likewise.
+std::string Dump(const nlohmann::ordered_json& value, int indent);
 
 // null -> None, booleans, integers, floats, strings, arrays -> list,
 // objects -> dict (in the document's key order).
