@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "fmt/format.h"
 #include "importers/input_binding.h"
+#include "importers/onnx_wire.h"
 
 namespace ridgeline::importers {
 namespace {
@@ -121,7 +122,9 @@ class Converter {
     }
     t.shape_known = true;
     if (init.data_location() == onnx::TensorProto::EXTERNAL) {
-      t.external_data = true;
+      // A payload the wire pre-pass left in the model file is no external
+      // data: only its values are unknown.
+      t.external_data = !HasSkippedPayload(init);
       for (const auto& entry : init.external_data()) {
         if (entry.key() != "location") continue;
         if (!weightless_) CheckExternalFile(entry.value());

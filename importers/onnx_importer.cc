@@ -17,6 +17,7 @@
 #include "google/protobuf/io/coded_stream.h"
 #include "graph/fmt_absl.h"
 #include "importers/onnx_convert.h"
+#include "importers/onnx_wire.h"
 #include "importers/shape_inference.h"
 #include "onnx/onnx_pb.h"
 
@@ -99,6 +100,15 @@ absl::StatusOr<graph::Graph> ImportOnnxBytes(std::string_view bytes,
                     ": is larger than the 2 GiB a protobuf can hold; store "
                     "the weights as external data"));
   }
+  // The weights stay in the file: their payloads are skipped by length and
+  // the protobuf parse sees only the compact rest (importers/onnx_wire.h).
+  absl::StatusOr<CompactModel> compact = CompactModelBytes(bytes);
+  if (!compact.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: is not a valid ONNX model ({}; truncated or not ONNX)",
+                    display_name, std::string(compact.status().message())));
+  }
+  if (!compact->bytes.empty()) bytes = compact->bytes;
   // One arena for the whole parse: the model's many small strings and
   // messages cost a pointer bump each and are freed in one go, instead of a
   // malloc/free apiece (which dominated large graphs; bench/scaling_bench).

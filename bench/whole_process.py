@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+"""Whole-process benchmark: what a user waits for.
+
+For each model file, side by side in one run, with the file in the page
+cache (read once before timing):
+
+  cat FILE > /dev/null
+  analyze FILE --hw h100 --format json > /dev/null      (fork + exec)
+  /usr/bin/python3 -c 'onnx.load(FILE); onnx.shape_inference.infer_shapes'
+
+each run RUNS times, alternating, reporting the median wall time, the
+ratios analyze/cat and analyze/python, and each command's peak RSS (the
+child's ru_maxrss from wait4). `--zoo NAME` rows time `analyze --zoo NAME
+--hw h100 --format json` alone.
+
+  /usr/bin/python3 bench/whole_process.py [--analyze build/tools/analyze]
+      [--runs 9] [--no-python] [--zoo NAME ...] MODEL.onnx ...
+
+Prints a Markdown table and the machine (lscpu model name, CPUs).
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+PY_LOAD = ("import sys, onnx; m = onnx.load(sys.argv[1]); "
+           "onnx.shape_inference.infer_shapes(m)")
+
+
+def run_once(argv):
+    """Wall seconds and peak RSS (MB) of one fork+exec of argv."""
+    with open(os.devnull, "wb") as devnull:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, stdout=devnull, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        err = proc.stderr.read().decode(errors="replace")
+        proc.stderr.close()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        sys.exit(f"whole_process: {' '.join(argv)} failed "
+                 f"({proc.returncode}): {err.strip()}")
+    return wall, usage.ru_maxrss / 1024.0
+
+
+def measure(commands, runs):
+    """Runs the commands alternately `runs` times; median wall, max RSS."""
+    walls = {k: [] for k in commands}
+    rss = {k: 0.0 for k in commands}
+    for k, argv in commands.items():  # warm-up: page cache, dynamic loader
+        run_once(argv)
+    for _ in range(runs):
+        for k, argv in commands.items():
+            w, r = run_once(argv)
+            walls[k].append(w)
+            rss[k] = max(rss[k], r)
+    return {k: (statistics.median(v), rss[k]) for k, v in walls.items()}
+
+
+def machine():
+    model, cpus = "?", os.cpu_count()
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name:"):
+                model = line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return f"{model}, {cpus} CPUs"
+
+
+def fmt_s(s):
+    return f"{s * 1000:.1f} ms" if s < 1 else f"{s:.2f} s"
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("models", nargs="*")
+    p.add_argument("--analyze", default="build/tools/analyze")
+    p.add_argument("--runs", type=int, default=9)
+    p.add_argument("--before", help="a second analyze binary (e.g. the "
+                   "previous build), timed in the same run")
+    p.add_argument("--no-python", action="store_true")
+    p.add_argument("--zoo", action="append", default=[])
+    args = p.parse_args()
+    print(f"machine: {machine()}; median of {args.runs} runs, page-cached\n")
+    print("| model | size | `cat` | `analyze` (peak RSS) | python onnx "
+          "load+infer_shapes (peak RSS) | analyze / cat | analyze / python |")
+    print("|---|---|---|---|---|---|---|")
+    for path in args.models:
+        commands = {
+            "cat": ["cat", path],
+            "analyze": [args.analyze, path, "--hw", "h100", "--format", "json"],
+        }
+        if args.before:
+            commands["before"] = [args.before, path, "--hw", "h100",
+                                  "--format", "json"]
+        if not args.no_python:
+            commands["python"] = ["/usr/bin/python3", "-c", PY_LOAD, path]
+        r = measure(commands, args.runs)
+        size = os.path.getsize(path) / 1e6
+        cat, ana = r["cat"][0], r["analyze"][0]
+        py = r.get("python")
+        py_cell = f"{fmt_s(py[0])} ({py[1]:.0f} MB)" if py else "-"
+        py_ratio = f"{ana / py[0]:.3f}" if py else "-"
+        print(f"| {os.path.basename(path)} | {size:.0f} MB | {fmt_s(cat)} | "
+              f"{fmt_s(ana)} ({r['analyze'][1]:.0f} MB) | {py_cell} | "
+              f"{ana / cat:.2f} | {py_ratio} |")
+        if args.before:
+            b = r["before"]
+            b_py = f"{b[0] / py[0]:.3f}" if py else "-"
+            print(f"| ... `--before` binary | | | {fmt_s(b[0])} "
+                  f"({b[1]:.0f} MB) | | {b[0] / cat:.2f} | {b_py} |")
+    for name in args.zoo:
+        zoo = ["--zoo", name, "--hw", "h100", "--format", "json"]
+        commands = {"analyze": [args.analyze] + zoo}
+        if args.before:
+            commands["before"] = [args.before] + zoo
+        r = measure(commands, args.runs)
+        print(f"| zoo {name} (json) | - | - | {fmt_s(r['analyze'][0])} "
+              f"({r['analyze'][1]:.0f} MB) | - | - | - |")
+        if args.before:
+            print(f"| ... `--before` binary | | | {fmt_s(r['before'][0])} "
+                  f"({r['before'][1]:.0f} MB) | | | |")
+
+
+if __name__ == "__main__":
+    main()
