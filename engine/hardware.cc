@@ -58,15 +58,20 @@ absl::StatusOr<std::string> RequiredString(const Json& j,
 absl::StatusOr<double> NumberValue(const Json& v, std::string_view origin,
                                    std::string_view field, bool allow_zero) {
   if (!v.is_number()) {
-    return FieldError(origin, field,
-                      fmt::format("must be a number (got {})", v.dump()));
+    return FieldError(
+        origin, field,
+        fmt::format(
+            "must be a number (got {})",
+            v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
   }
   const double x = v.get<double>();
   if (!std::isfinite(x) || x < 0 || (!allow_zero && x == 0)) {
     return FieldError(
         origin, field,
-        fmt::format("must be a {} finite number (got {})",
-                    allow_zero ? "non-negative" : "positive", v.dump()));
+        fmt::format(
+            "must be a {} finite number (got {})",
+            allow_zero ? "non-negative" : "positive",
+            v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
   }
   return x;
 }
@@ -354,7 +359,7 @@ std::string HardwareToJson(const Hardware& hw) {
     m["source"] = k.source;
     j["kernel_model"] = m;
   }
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 absl::StatusOr<Hardware> FindHardware(const std::vector<Hardware>& catalog,

@@ -16,8 +16,11 @@ using Json = nlohmann::json;
 absl::StatusOr<double> Number(const Json& v, std::string_view origin,
                               std::string_view field, double max) {
   if (!v.is_number()) {
-    return FieldError(origin, field,
-                      fmt::format("must be a number (got {})", v.dump()));
+    return FieldError(
+        origin, field,
+        fmt::format(
+            "must be a number (got {})",
+            v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
   }
   const double x = v.get<double>();
   if (!std::isfinite(x) || x < 0 || x > max) {

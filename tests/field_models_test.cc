@@ -493,6 +493,29 @@ TEST(FieldModels, ControlCharactersInNamesAreEscaped) {
   }
 }
 
+TEST(FieldModels, InvalidUtf8NamesNeverAbortAnyFormat) {
+  // Names are bytes in the protobuf; a model can hold any. The JSON writer
+  // (nlohmann, strict by default) threw type_error 316 and aborted.
+  OnnxBuilder b("bytes", 17);
+  b.Input("x", kF32, {int64_t{2}, int64_t{8}});
+  b.Output(b.Node("Relu", {"x"}));
+  b.graph().mutable_node(0)->set_name("bad\xff\xfe\xc0\x80name");
+  const std::string path = WriteModel("invalid_utf8.onnx", b.Serialize());
+  for (const char* format : {"json", "table", "csv", "md", "html", "svg"}) {
+    const Result r =
+        RunCli({path, "--hw", "h100", "--all-layers", "--format", format});
+    ASSERT_EQ(r.code, 0) << format << ": " << r.err;
+  }
+  const Result j = RunCli({path, "--hw", "h100", "--format", "json"});
+  const nlohmann::json parsed = nlohmann::json::parse(j.out);
+  bool replaced = false;
+  for (const auto& l : parsed["layers"]) {
+    // Each invalid byte becomes U+FFFD.
+    replaced |= l["name"].get<std::string>().find("bad\xef\xbf\xbd") == 0;
+  }
+  EXPECT_TRUE(replaced) << j.out;
+}
+
 // ---------------------------------------------------------------------------
 // Defect 10: a long model path in the roofline title is elided, not clipped.
 

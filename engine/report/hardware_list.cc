@@ -83,7 +83,9 @@ void WriteList(Format format, const nlohmann::ordered_json& json,
                std::ostream& out) {
   switch (format) {
     case Format::kJson:
-      fmt::print(out, "{}\n", json.dump(2));
+      fmt::print(
+          out, "{}\n",
+          json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
       return;
     case Format::kCsv:
       fmt::print(out, "{}", RenderCsv(table));

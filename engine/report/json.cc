@@ -178,7 +178,9 @@ nlohmann::ordered_json AnalysisToJson(const Analysis& a) {
 }
 
 void WriteJson(const Analysis& analysis, std::ostream& out) {
-  fmt::print(out, "{}\n", AnalysisToJson(analysis).dump(2));
+  fmt::print(out, "{}\n",
+             AnalysisToJson(analysis).dump(
+                 2, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 }  // namespace ridgeline::engine::report

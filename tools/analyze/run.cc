@@ -125,7 +125,9 @@ absl::StatusOr<std::string> ReportJson(const RunContext& ctx) {
   }
   for (const auto& w : j["warnings"]) warnings.push_back(w);
   j["warnings"] = std::move(warnings);
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false,
+                nlohmann::ordered_json::error_handler_t::replace) +
+         "\n";
 }
 
 }  // namespace

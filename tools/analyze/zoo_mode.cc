@@ -68,7 +68,8 @@ absl::StatusOr<graph::Graph> Import(const RunContext& ctx,
 }  // namespace
 
 nlohmann::ordered_json Ordered(const nlohmann::json& j) {
-  return nlohmann::ordered_json::parse(j.dump());
+  return nlohmann::ordered_json::parse(
+      j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
 }
 
 absl::StatusOr<std::string> ListZoo() {
