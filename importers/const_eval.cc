@@ -1,9 +1,8 @@
 // Constant folding over small tensors. Each fold function reads the folded
 // values of its inputs (InferContext::ints / floats) and writes those of its
 // outputs, whose dims the shape function already set. Integer and bool
-// tensors are evaluated in int64, floating ones in double.
-#include "importers/const_eval.h"
-
+// tensors are evaluated in int64, floating ones in double. The fold
+// functions register themselves with the shape registry.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -15,103 +14,6 @@
 #include "importers/shapes/util.h"
 
 namespace ridgeline::importers {
-
-namespace {
-
-double HalfToDouble(uint16_t h) {
-  const int sign = (h >> 15) & 1;
-  const int exp = (h >> 10) & 0x1f;
-  const int frac = h & 0x3ff;
-  double v;
-  if (exp == 0) {
-    v = std::ldexp(frac, -24);
-  } else if (exp == 31) {
-    v = frac == 0 ? std::numeric_limits<double>::infinity()
-                  : std::numeric_limits<double>::quiet_NaN();
-  } else {
-    v = std::ldexp(frac + 1024, exp - 25);
-  }
-  return sign ? -v : v;
-}
-
-double BFloat16ToDouble(uint16_t b) {
-  const uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-}  // namespace
-
-std::optional<std::vector<double>> TensorProtoFloats(
-    const onnx::TensorProto& proto, int64_t max_elements) {
-  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
-    return std::nullopt;
-  }
-  int64_t count = 1;
-  for (int64_t d : proto.dims()) {
-    if (d < 0 || d > max_elements) return std::nullopt;
-    count *= d;
-    if (count > max_elements) return std::nullopt;
-  }
-  std::vector<double> values;
-  values.reserve(count);
-  const std::string& raw = proto.raw_data();
-  const bool has_raw = proto.has_raw_data();
-  auto check = [&](size_t width) {
-    return raw.size() == static_cast<size_t>(count) * width;
-  };
-  switch (proto.data_type()) {
-    case onnx::TensorProto::FLOAT:
-      if (has_raw) {
-        if (!check(4)) return std::nullopt;
-        for (int64_t i = 0; i < count; ++i) {
-          float f;
-          std::memcpy(&f, raw.data() + 4 * i, 4);
-          values.push_back(f);
-        }
-      } else {
-        values.assign(proto.float_data().begin(), proto.float_data().end());
-      }
-      break;
-    case onnx::TensorProto::DOUBLE:
-      if (has_raw) {
-        if (!check(8)) return std::nullopt;
-        for (int64_t i = 0; i < count; ++i) {
-          double f;
-          std::memcpy(&f, raw.data() + 8 * i, 8);
-          values.push_back(f);
-        }
-      } else {
-        values.assign(proto.double_data().begin(), proto.double_data().end());
-      }
-      break;
-    case onnx::TensorProto::FLOAT16:
-    case onnx::TensorProto::BFLOAT16: {
-      const bool half = proto.data_type() == onnx::TensorProto::FLOAT16;
-      auto convert = [&](uint16_t bits) {
-        values.push_back(half ? HalfToDouble(bits) : BFloat16ToDouble(bits));
-      };
-      if (has_raw) {
-        if (!check(2)) return std::nullopt;
-        for (int64_t i = 0; i < count; ++i) {
-          uint16_t bits;
-          std::memcpy(&bits, raw.data() + 2 * i, 2);
-          convert(bits);
-        }
-      } else {
-        for (int32_t bits : proto.int32_data()) {
-          convert(static_cast<uint16_t>(bits));
-        }
-      }
-      break;
-    }
-    default:
-      return std::nullopt;
-  }
-  if (static_cast<int64_t>(values.size()) != count) return std::nullopt;
-  return values;
-}
 
 namespace shapes {
 namespace {

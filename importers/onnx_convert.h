@@ -10,6 +10,7 @@
 #include "graph/graph.h"
 #include "importers/onnx_importer.h"
 #include "importers/shape_inference.h"
+#include "importers/tensor_proto.h"
 #include "onnx/onnx_pb.h"
 
 namespace ridgeline::importers {
@@ -21,15 +22,6 @@ namespace ridgeline::importers {
 absl::StatusOr<graph::Graph> ConvertModel(const onnx::ModelProto& model,
                                           const std::string& base_dir,
                                           const ImportOptions& options);
-
-// Dims and dtype of a TensorProto (initializer or Constant value).
-absl::Status TensorProtoInfo(const onnx::TensorProto& proto,
-                             graph::DType* dtype, graph::Dims* dims);
-
-// Values of a small integer TensorProto (int32/int64/int8/.../bool), or
-// nullopt if it is not integer, too large (> max_elements), or external.
-std::optional<std::vector<int64_t>> TensorProtoInts(
-    const onnx::TensorProto& proto, int64_t max_elements);
 
 }  // namespace ridgeline::importers
 

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "fmt/format.h"
-#include "importers/const_eval.h"
+#include "importers/tensor_proto.h"
 
 namespace ridgeline::importers::shapes {
 

@@ -8,11 +8,10 @@
 #include <string_view>
 
 #include "fmt/format.h"
-#include "importers/const_eval.h"
-#include "importers/onnx_convert.h"
 #include "importers/shapes/registry.h"
 #include "importers/shapes/slice.h"
 #include "importers/shapes/util.h"
+#include "importers/tensor_proto.h"
 
 namespace ridgeline::importers::shapes {
 namespace {
