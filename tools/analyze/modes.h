@@ -89,6 +89,12 @@ absl::StatusOr<std::string> MeasuredText(const RunContext& ctx);
 absl::Status AddMeasuredJson(const RunContext& ctx,
                              nlohmann::ordered_json* report);
 
+// serve_mode.cc --------------------------------------------------------------
+// --serve: TTFT, TPOT by context, memory and max concurrency.
+absl::StatusOr<std::string> ServeText(const RunContext& ctx);
+absl::Status AddServeJson(const RunContext& ctx,
+                          nlohmann::ordered_json* report);
+
 // html_mode.cc ---------------------------------------------------------------
 // --format html|svg: the page or the plot; every --hw device draws a roof.
 absl::StatusOr<std::string> RenderPicture(const RunContext& ctx);

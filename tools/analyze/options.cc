@@ -427,6 +427,35 @@ constexpr Flag kFlags[] = {
        o.fit_out = std::string(v);
        return absl::OkStatus();
      }},
+    {"--serve", "",
+     "LLM serving of a decoder: time to first token, time per output token "
+     "as the KV cache grows, request latency, tokens/s, memory (weights + KV "
+     "cache + activations + reserve) and the largest concurrency that fits "
+     "(json: \"serve\")",
+     [](Options& o, std::string_view) { return SetSwitch(&o.serve); }},
+    {"--prompt", "N", "with --serve: prompt tokens per request",
+     [](Options& o, std::string_view v) {
+       o.prompt = std::string(v);
+       return absl::OkStatus();
+     }},
+    {"--generate", "M", "with --serve: output tokens per request",
+     [](Options& o, std::string_view v) {
+       o.generate = std::string(v);
+       return absl::OkStatus();
+     }},
+    {"--concurrency", "B",
+     "with --serve: requests decoded together (the batch; default 1)",
+     [](Options& o, std::string_view v) {
+       o.concurrency = std::string(v);
+       return absl::OkStatus();
+     }},
+    {"--kv-dim", "NAME",
+     "with --serve: the past-length dim of the KV inputs (default: found "
+     "from the model, e.g. past_sequence)",
+     [](Options& o, std::string_view v) {
+       o.kv_dim = std::string(v);
+       return absl::OkStatus();
+     }},
     {"--help", "", "print this help and exit",
      [](Options& o, std::string_view) {
        o.help = true;
@@ -563,12 +592,13 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
   const bool any_mode = o.whole_model || !o.sweep.empty() || !o.fuse.empty() ||
                         !o.weights.empty() || !o.activations.empty() ||
                         !o.kv_cache.empty() || o.what_if ||
-                        !o.measured_path.empty();
+                        !o.measured_path.empty() || o.serve;
   if (any_mode && o.format == engine::report::Format::kCsv &&
       o.picture == Options::Picture::kNone) {
     return absl::InvalidArgumentError(
         "--format csv is one row per layer and carries no --whole-model, "
-        "--sweep, what-if or --measured section; use table, md or json");
+        "--sweep, what-if, --measured or --serve section; use table, md or "
+        "json");
   }
   if (o.picture != Options::Picture::kNone &&
       (!o.sweep.empty() || !o.measured_path.empty())) {

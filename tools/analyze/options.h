@@ -67,6 +67,13 @@ struct Options {
   std::string measured_path;  // --measured PROFILE.json
   bool fit = false;           // --fit
   std::string fit_out;        // --fit-out FILE.json
+  // Serving (serve_mode.cc). The numbers are kept as typed and checked by
+  // the mode, so a bad value is an input error (exit 2) naming the model.
+  bool serve = false;       // --serve
+  std::string prompt;       // --prompt N
+  std::string generate;     // --generate M
+  std::string concurrency;  // --concurrency B (default 1)
+  std::string kv_dim;       // --kv-dim NAME: the past-length dim
 };
 
 // Parses the arguments after the program name. Errors are usage errors

@@ -64,7 +64,7 @@ int64_t GraphBatch(const RunContext& ctx) {
 bool AnyMode(const Options& o) {
   return o.whole_model || !o.sweep.empty() || !o.fuse.empty() ||
          !o.weights.empty() || !o.activations.empty() || !o.kv_cache.empty() ||
-         o.what_if || !o.measured_path.empty();
+         o.what_if || !o.measured_path.empty() || o.serve;
 }
 
 // The text sections of the feature modes, in a fixed order.
@@ -90,6 +90,9 @@ absl::StatusOr<std::string> ModeText(const RunContext& ctx) {
   if (!o.measured_path.empty()) {
     if (absl::Status s = add(MeasuredText(ctx)); !s.ok()) return s;
   }
+  if (o.serve) {
+    if (absl::Status s = add(ServeText(ctx)); !s.ok()) return s;
+  }
   return text;
 }
 
@@ -110,6 +113,9 @@ absl::Status AddModeJson(const RunContext& ctx,
   }
   if (!o.measured_path.empty()) {
     if (absl::Status s = AddMeasuredJson(ctx, &j); !s.ok()) return s;
+  }
+  if (o.serve) {
+    if (absl::Status s = AddServeJson(ctx, &j); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

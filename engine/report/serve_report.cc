@@ -1,0 +1,81 @@
+#include "engine/report/serve_report.h"
+
+#include "engine/report/units.h"
+#include "fmt/format.h"
+
+namespace ridgeline::engine::report {
+
+std::string FormatServe(const ServeResult& r) {
+  std::string out = fmt::format(
+      "Serving: prompt {} tokens, generate {} tokens, concurrency {}\n",
+      r.prompt, r.generate, r.concurrency);
+  auto row = [&out](std::string_view label, const std::string& value) {
+    out += fmt::format("  {:<34} {}\n", label, value);
+  };
+  row("time to first token (prefill)", FormatSeconds(r.ttft_s));
+  row("time per output token (mean)", FormatSeconds(r.tpot_s));
+  row("request latency (TTFT + decode)", FormatSeconds(r.request_latency_s));
+  row("output tokens/s per request", FormatNumber(r.output_tokens_per_s));
+  row("output tokens/s aggregate",
+      FormatNumber(r.aggregate_output_tokens_per_s));
+  row("KV cache per token",
+      fmt::format("{} ({} layers)", FormatSi(r.kv.bytes_per_token, "B"),
+                  r.kv.layers));
+  // At most 9 rows here (every analyzed step is in the JSON).
+  const size_t n = r.tpot_by_context.size();
+  const size_t stride = n > 9 ? (n + 7) / 8 : 1;
+  out +=
+      "  TPOT by context (tokens in the cache; json lists every analyzed "
+      "step):\n";
+  for (size_t i = 0; i < n; ++i) {
+    if (i % stride != 0 && i + 1 != n) continue;
+    const ServeStep& s = r.tpot_by_context[i];
+    out += fmt::format("    {:>8}  {}\n", s.context, FormatSeconds(s.tpot_s));
+  }
+  const ServeMemory& m = r.memory;
+  out += "  Memory:\n";
+  row("  weights", FormatSi(m.weight_bytes, "B"));
+  row("  KV cache at prompt + generate", FormatSi(m.kv_cache_bytes, "B"));
+  row("  peak activations (prefill)", FormatSi(m.activation_bytes, "B"));
+  row("  runtime reserve (10% of device)", FormatSi(m.reserve_bytes, "B"));
+  row("  total / device",
+      fmt::format("{} / {} ({})", FormatSi(m.total_bytes, "B"),
+                  FormatSi(m.capacity_bytes, "B"),
+                  m.fits ? "fits" : "does NOT fit"));
+  row("max concurrency that fits", fmt::format("{}", r.max_concurrency));
+  return out;
+}
+
+nlohmann::ordered_json ServeJson(const ServeResult& r) {
+  nlohmann::ordered_json j;
+  j["prompt_tokens"] = r.prompt;
+  j["generate_tokens"] = r.generate;
+  j["concurrency"] = r.concurrency;
+  j["ttft_s"] = r.ttft_s;
+  j["tpot_s"] = r.tpot_s;
+  nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+  for (const ServeStep& s : r.tpot_by_context) {
+    steps.push_back({{"context", s.context}, {"tpot_s", s.tpot_s}});
+  }
+  j["tpot_by_context"] = std::move(steps);
+  j["decode_s"] = r.decode_s;
+  j["request_latency_s"] = r.request_latency_s;
+  j["output_tokens_per_s"] = r.output_tokens_per_s;
+  j["aggregate_output_tokens_per_s"] = r.aggregate_output_tokens_per_s;
+  j["kv_bytes_per_token"] = r.kv.bytes_per_token;
+  j["kv_layers"] = r.kv.layers;
+  const ServeMemory& m = r.memory;
+  j["memory"] = {{"capacity_bytes", m.capacity_bytes},
+                 {"weight_bytes", m.weight_bytes},
+                 {"kv_cache_bytes", m.kv_cache_bytes},
+                 {"activation_bytes", m.activation_bytes},
+                 {"reserve_bytes", m.reserve_bytes},
+                 {"reserve_fraction", kRuntimeReserveFraction},
+                 {"total_bytes", m.total_bytes},
+                 {"fits", m.fits}};
+  j["max_concurrency"] = r.max_concurrency;
+  j["analyses"] = r.analyses;
+  return j;
+}
+
+}  // namespace ridgeline::engine::report

@@ -1,0 +1,142 @@
+// LLM serving (`analyze --serve`): time to first token, time per output
+// token as the KV cache grows, request latency, tokens/s, and the memory of
+// weights + KV cache + activations with the largest concurrency that fits.
+//
+// Every second comes from Analyze() (and so from TimeKernel): TTFT is the
+// prefill graph's analysis; TPOT at a past length p is the decode graph's
+// analysis with the past-length dim rebound to p (PastRebinder: the graph is
+// imported once at p0 and p0 + 1, and every tensor dim and folded shape
+// value that moves with p is rewritten, never re-imported).
+//
+//   engine::ServeInputs in{.prefill = &prefill, .decode = &at_n,
+//                          .decode_next = &at_n_plus_1, ...};
+//   absl::StatusOr<engine::ServeResult> r = engine::AnalyzeServe(in);
+#ifndef RIDGELINE_ENGINE_SERVE_H_
+#define RIDGELINE_ENGINE_SERVE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/analysis.h"
+#include "engine/counter_registry.h"
+#include "engine/hardware.h"
+#include "graph/graph.h"
+
+namespace ridgeline::engine {
+
+// Fraction of device memory held back for the runtime (CUDA context,
+// allocator, graphs): vLLM's default gpu_memory_utilization is 0.9.
+inline constexpr double kRuntimeReserveFraction = 0.10;
+
+// The KV cache of a decoder graph: its past-KV inputs, present-KV outputs
+// and the axis of the past length.
+struct KvCache {
+  std::vector<int> past_inputs;      // tensor indices (keys and values)
+  std::vector<int> present_outputs;  // tensor indices
+  int past_axis = -1;                // axis of the past length in the inputs
+  int64_t layers = 0;                // past inputs / 2
+  // Bytes one token adds to the cache of one sequence: the sum over the
+  // past inputs of the product of their dims other than batch (axis 0) and
+  // the past axis, times the element bytes at the analysis' pricing
+  // (= 2 x layers x kv_heads x head_dim x bytes).
+  double bytes_per_token = 0;
+};
+
+// A floating tensor of rank >= 3 named like past / present / cache.
+bool IsKvCacheTensor(const graph::Tensor& tensor);
+
+// Finds the KV cache: graph inputs named like past_key_values / past /
+// cache (rank >= 3), whose dim `past_axis` equals `past_length` (the value
+// the graph was bound with), and the outputs named like present / cache.
+// Bytes at `pricer`'s element sizes. NotFound when the graph has no KV
+// inputs.
+absl::StatusOr<KvCache> FindKvCache(const graph::Graph& decode,
+                                    int64_t past_length,
+                                    const TensorPricer& pricer);
+
+// Rebinds the past-length dim of an imported decoder graph. Built from the
+// graph imported at past p0 and p0 + 1: each dim (and folded int value) is
+// d0 + (d1 - d0) x (p - p0).
+class PastRebinder {
+ public:
+  static absl::StatusOr<PastRebinder> Create(const graph::Graph& at_p0,
+                                             const graph::Graph& at_p0_plus_1,
+                                             int64_t p0);
+  // The graph at past length `p` (a copy with its dims rewritten).
+  absl::StatusOr<graph::Graph> At(int64_t p) const;
+  // True when `imported` (imported at `p`) equals At(p) dim for dim.
+  absl::Status Verify(const graph::Graph& imported, int64_t p) const;
+
+ private:
+  struct Moving {
+    int tensor;
+    std::vector<int64_t> dims_slope;    // per dim
+    std::vector<int64_t> values_slope;  // per folded value (may be empty)
+    // Folded values whose count moves with p (a Range over the positions):
+    // an arithmetic progression start, start + step, ... of NumElements().
+    bool progression = false;
+    int64_t start = 0, step = 0;
+  };
+  graph::Graph base_;
+  int64_t p0_ = 0;
+  std::vector<Moving> moving_;
+};
+
+struct ServeInputs {
+  const graph::Graph* prefill = nullptr;      // bound at N tokens, batch B
+  const graph::Graph* decode = nullptr;       // 1 new token, past N, batch B
+  const graph::Graph* decode_next = nullptr;  // the same at past N + 1
+  std::string decode_name;                    // for error messages
+  Hardware hardware;
+  AnalyzeOptions options;   // runtime, precision, ...; batch is set to B
+  int64_t prompt = 0;       // N
+  int64_t generate = 0;     // M
+  int64_t concurrency = 1;  // B
+  // Decode steps analyzed in full (evenly spaced, both ends included); the
+  // others are interpolated linearly. >= 2; M when M is smaller.
+  int64_t samples = 33;
+};
+
+struct ServeMemory {
+  double capacity_bytes = 0;
+  double weight_bytes = 0;
+  double kv_cache_bytes = 0;    // bytes_per_token x (N + M) x B
+  double activation_bytes = 0;  // peak of the prefill at batch B, KV excluded
+  double reserve_bytes = 0;     // kRuntimeReserveFraction x capacity
+  double total_bytes = 0;
+  bool fits = false;
+};
+
+struct ServeStep {
+  int64_t context = 0;  // tokens in the KV cache when the step starts
+  double tpot_s = 0;
+};
+
+struct ServeResult {
+  int64_t prompt = 0, generate = 0, concurrency = 1;
+  double ttft_s = 0;  // prefill analysis latency at batch B
+  double tpot_s = 0;  // mean decode step over the M steps
+  std::vector<ServeStep> tpot_by_context;    // the analyzed steps
+  double decode_s = 0;                       // sum of the M steps
+  double request_latency_s = 0;              // ttft + decode
+  double output_tokens_per_s = 0;            // per request: M / latency
+  double aggregate_output_tokens_per_s = 0;  // B x M / latency
+  KvCache kv;
+  ServeMemory memory;
+  int64_t max_concurrency = 0;  // largest B that fits (0: not even one)
+  int analyses = 0;             // full Analyze() runs
+};
+
+// Errors: missing graphs, prompt < 1, generate < 1, concurrency < 1, no KV
+// cache, a past-length dim that does not move affinely, analysis errors.
+absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& inputs);
+
+// Largest B with weights + reserve + B x per_request <= capacity.
+int64_t MaxConcurrency(double capacity_bytes, double weight_bytes,
+                       double reserve_bytes, double per_request_bytes);
+
+}  // namespace ridgeline::engine
+
+#endif  // RIDGELINE_ENGINE_SERVE_H_

@@ -1,0 +1,253 @@
+// --serve (engine/serve.h): KV bytes per token by hand, TTFT = the prefill
+// analysis, the sampled mean TPOT against every step, request latency, max
+// concurrency by hand, the past-length rebinding against a fresh import,
+// errors, and the schema section documented identically twice.
+#include "engine/serve.h"
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/precision_pricer.h"
+#include "gtest/gtest.h"
+#include "tests/zoo_test_util.h"
+#include "tools/analyze/options.h"
+#include "tools/analyze/run.h"
+#include "zoo/runtime_catalog.h"
+
+namespace ridgeline::engine {
+namespace {
+
+using ::ridgeline::testing::ImportEntry;
+using ::ridgeline::testing::ReadFileOrDie;
+using ::ridgeline::testing::SourceEntry;
+using ::ridgeline::testing::SourceHardware;
+
+graph::Graph MustImport(std::string_view name, int64_t batch,
+                        const absl::flat_hash_map<std::string, int64_t>& d) {
+  absl::StatusOr<zoo::ModelEntry> e = SourceEntry(name);
+  EXPECT_TRUE(e.ok()) << e.status();
+  absl::StatusOr<graph::Graph> g = ImportEntry(*e, batch, d);
+  EXPECT_TRUE(g.ok()) << g.status();
+  return *std::move(g);
+}
+
+TEST(Serve, KvBytesPerTokenByHand) {
+  const FloatRepricer bf16(2.0);
+  // Llama-3.1-8B: 32 layers x 8 KV heads x head dim 128 x 2 B x (K and V).
+  graph::Graph g = MustImport("llama-3.1-8b-decode", 1, {});
+  absl::StatusOr<KvCache> kv = FindKvCache(g, 2048, bf16);
+  ASSERT_TRUE(kv.ok()) << kv.status();
+  EXPECT_EQ(kv->bytes_per_token, 32.0 * 8 * 128 * 2 * 2);  // 131072
+  EXPECT_EQ(kv->layers, 32);
+  EXPECT_EQ(kv->past_axis, 2);
+  EXPECT_EQ(kv->past_inputs.size(), 64u);
+  // Llama-2-7B: 32 layers x 32 KV heads (no GQA) x 128 x 2 B x 2.
+  g = MustImport("llama-2-7b-decode", 1, {});
+  kv = FindKvCache(g, 2048, bf16);
+  ASSERT_TRUE(kv.ok()) << kv.status();
+  EXPECT_EQ(kv->bytes_per_token, 32.0 * 32 * 128 * 2 * 2);  // 524288
+  // A model without a KV cache.
+  g = MustImport("resnet50", 1, {});
+  EXPECT_EQ(FindKvCache(g, 2048, bf16).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+// Llama-3.1-8B on H100, compiled runtime, bf16.
+struct Fixture {
+  Runtime runtime;
+  ServeInputs in;
+  graph::Graph prefill, decode, decode_next;
+};
+
+void SetUpLlama(int64_t prompt, int64_t generate, int64_t batch, Fixture* f) {
+  absl::StatusOr<Runtime> rt = zoo::ResolveRuntime("compiled");
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  f->runtime = *rt;
+  absl::StatusOr<Hardware> hw = SourceHardware("h100-sxm");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  f->prefill =
+      MustImport("llama-3.1-8b-prefill", batch, {{"sequence", prompt}});
+  f->decode = MustImport("llama-3.1-8b-decode", batch,
+                         {{"sequence", 1}, {"past_sequence", prompt}});
+  f->decode_next = MustImport("llama-3.1-8b-decode", batch,
+                              {{"sequence", 1}, {"past_sequence", prompt + 1}});
+  f->in.prefill = &f->prefill;
+  f->in.decode = &f->decode;
+  f->in.decode_next = &f->decode_next;
+  f->in.hardware = *hw;
+  f->in.options.runtime = &f->runtime;
+  f->in.options.precision = "bf16";
+  f->in.prompt = prompt;
+  f->in.generate = generate;
+  f->in.concurrency = batch;
+}
+
+TEST(Serve, TtftTpotAndRequestLatency) {
+  Fixture f;
+  SetUpLlama(1024, 96, 1, &f);
+  f.in.samples = 9;  // 9 analyzed steps of 96: the rest interpolated
+  absl::StatusOr<ServeResult> r = AnalyzeServe(f.in);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->analyses, 1 + 9);
+  ASSERT_EQ(r->tpot_by_context.size(), 9u);
+  EXPECT_EQ(r->tpot_by_context.front().context, 1024);
+  EXPECT_EQ(r->tpot_by_context.back().context, 1024 + 95);
+
+  AnalyzeOptions o = f.in.options;
+  o.batch = 1;
+  absl::StatusOr<Analysis> prefill = Analyze(f.prefill, f.in.hardware, o);
+  ASSERT_TRUE(prefill.ok());
+  EXPECT_EQ(r->ttft_s, prefill->summary.latency_s);
+
+  // Every step analyzed in full, the graph rebound per step.
+  absl::StatusOr<PastRebinder> rebind =
+      PastRebinder::Create(f.decode, f.decode_next, 1024);
+  ASSERT_TRUE(rebind.ok()) << rebind.status();
+  double dense = 0;
+  for (int64_t i = 0; i < 96; ++i) {
+    absl::StatusOr<graph::Graph> g = rebind->At(1024 + i);
+    ASSERT_TRUE(g.ok());
+    absl::StatusOr<Analysis> a = Analyze(*g, f.in.hardware, o);
+    ASSERT_TRUE(a.ok());
+    dense += a->summary.latency_s;
+  }
+  EXPECT_NEAR(r->tpot_s, dense / 96, 0.01 * dense / 96);
+  EXPECT_DOUBLE_EQ(r->decode_s, r->tpot_s * 96);
+  EXPECT_DOUBLE_EQ(r->request_latency_s, r->ttft_s + r->decode_s);
+  EXPECT_DOUBLE_EQ(r->output_tokens_per_s, 96 / r->request_latency_s);
+  // The cache grows: the last step is slower than the first.
+  EXPECT_GT(r->tpot_by_context.back().tpot_s,
+            r->tpot_by_context.front().tpot_s);
+}
+
+TEST(Serve, RebindingEqualsAFreshImport) {
+  Fixture f;
+  SetUpLlama(512, 8, 2, &f);
+  absl::StatusOr<PastRebinder> rebind =
+      PastRebinder::Create(f.decode, f.decode_next, 512);
+  ASSERT_TRUE(rebind.ok()) << rebind.status();
+  graph::Graph fresh = MustImport("llama-3.1-8b-decode", 2,
+                                  {{"sequence", 1}, {"past_sequence", 3000}});
+  EXPECT_TRUE(rebind->Verify(fresh, 3000).ok());
+}
+
+TEST(Serve, MemoryAndMaxConcurrencyByHand) {
+  Fixture f;
+  SetUpLlama(1024, 256, 4, &f);
+  f.in.samples = 3;
+  absl::StatusOr<ServeResult> r = AnalyzeServe(f.in);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const ServeMemory& m = r->memory;
+  const double capacity = 85899345920.0;    // H100 SXM 80 GiB
+  const double weights = 8030261248.0 * 2;  // params x bf16
+  const double kv_request = 131072.0 * (1024 + 256);
+  EXPECT_EQ(m.capacity_bytes, capacity);
+  EXPECT_EQ(m.weight_bytes, weights);
+  EXPECT_EQ(m.kv_cache_bytes, kv_request * 4);
+  EXPECT_EQ(m.reserve_bytes, 0.1 * capacity);
+  EXPECT_GT(m.activation_bytes, 0);
+  EXPECT_LT(m.activation_bytes, m.kv_cache_bytes);  // KV not counted twice
+  EXPECT_DOUBLE_EQ(m.total_bytes, weights + kv_request * 4 +
+                                      m.activation_bytes + 0.1 * capacity);
+  EXPECT_TRUE(m.fits);
+  const double per_request = kv_request + m.activation_bytes / 4;
+  EXPECT_EQ(r->max_concurrency,
+            static_cast<int64_t>(std::floor(
+                (capacity - weights - 0.1 * capacity) / per_request)));
+  // By hand without activations: (85899345920 x 0.9 - 16060522496) /
+  // 167772160 = 365.08 requests; the prefill's activations take a share.
+  EXPECT_LE(r->max_concurrency, 365);
+  EXPECT_GT(r->max_concurrency, 0);
+  EXPECT_EQ(MaxConcurrency(100, 50, 10, 20), 2);
+  EXPECT_EQ(MaxConcurrency(100, 95, 10, 20), 0);
+}
+
+TEST(Serve, BadValues) {
+  Fixture f;
+  SetUpLlama(128, 4, 1, &f);
+  f.in.generate = 0;
+  EXPECT_FALSE(AnalyzeServe(f.in).ok());
+  f.in.generate = 4;
+  f.in.prompt = 0;
+  EXPECT_FALSE(AnalyzeServe(f.in).ok());
+}
+
+int Cli(const std::vector<std::string>& args, std::string* out,
+        std::string* err) {
+  std::ostringstream o, e;
+  const int rc = tools::analyze::AnalyzeMain(args, o, e);
+  *out = o.str();
+  *err = e.str();
+  return rc;
+}
+
+TEST(ServeCli, ErrorsAreInputErrorsNamingTheModel) {
+  std::string out, err;
+  EXPECT_EQ(Cli({"--zoo", "resnet50", "--hw", "h100", "--serve", "--prompt",
+                 "16", "--generate", "4"},
+                &out, &err),
+            2);
+  EXPECT_NE(err.find("zoo:resnet50"), std::string::npos) << err;
+  for (const char* bad : {"0", "-3", "x"}) {
+    EXPECT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--serve",
+                   "--prompt", bad, "--generate", "4"},
+                  &out, &err),
+              2)
+        << bad;
+    EXPECT_NE(err.find("--prompt"), std::string::npos) << err;
+  }
+  EXPECT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--serve",
+                 "--prompt", "16"},
+                &out, &err),
+            2);
+  EXPECT_NE(err.find("--generate"), std::string::npos) << err;
+}
+
+TEST(ServeCli, JsonSection) {
+  std::string out, err;
+  ASSERT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision",
+                 "bf16", "--serve", "--prompt", "64", "--generate", "8",
+                 "--concurrency", "2", "--format", "json"},
+                &out, &err),
+            0)
+      << err;
+  for (const char* key :
+       {"\"serve\"", "\"ttft_s\"", "\"tpot_s\"", "\"tpot_by_context\"",
+        "\"request_latency_s\"", "\"output_tokens_per_s\"",
+        "\"kv_bytes_per_token\": 131072", "\"memory\"",
+        "\"max_concurrency\""}) {
+    EXPECT_NE(out.find(key), std::string::npos) << key;
+  }
+}
+
+// The `serve` section of the schema is the same text in both documents.
+std::string Section(const std::string& doc) {
+  const size_t begin = doc.find("## `serve`");
+  const size_t end = doc.find("## `warnings`", begin);
+  return begin == std::string::npos ? "" : doc.substr(begin, end - begin);
+}
+
+TEST(ServeDocs, SchemaSectionIdenticalInReadmeAndJsonSchema) {
+  const std::string src = RIDGELINE_SOURCE_DIR;
+  const std::string a = Section(ReadFileOrDie(src + "/README.md"));
+  const std::string b =
+      Section(ReadFileOrDie(src + "/engine/report/JSON_SCHEMA.md"));
+  EXPECT_FALSE(a.empty());
+  EXPECT_EQ(a, b);
+}
+
+// README's flag list (the --serve flags included) is the --help text.
+TEST(ServeDocs, ReadmeFlagListIsTheHelp) {
+  const std::string readme =
+      ReadFileOrDie(std::string(RIDGELINE_SOURCE_DIR) + "/README.md");
+  const size_t begin = readme.find("```\nusage: analyze MODEL.onnx");
+  ASSERT_NE(begin, std::string::npos);
+  const size_t end = readme.find("```", begin + 4);
+  EXPECT_EQ(readme.substr(begin + 4, end - begin - 4),
+            tools::analyze::UsageText());
+}
+
+}  // namespace
+}  // namespace ridgeline::engine
