@@ -11,10 +11,14 @@ cache (read once before timing):
 each run RUNS times, alternating, reporting the median wall time, the
 ratios analyze/cat and analyze/python, and each command's peak RSS (the
 child's ru_maxrss from wait4). `--zoo NAME` rows time `analyze --zoo NAME
---hw h100 --format json` alone.
+--hw h100 --format json` alone. `--scaling N1,N2` writes the synthetic
+chains of N1 and N2 nodes (bench/synthetic_chain.py, bench/model_gen.cc's
+graph) and times `analyze CHAIN --hw h100 --batch 1 --format json` on both,
+alternating: the time per node and its ratio (issue 16: <= 1.3).
 
   /usr/bin/python3 bench/whole_process.py [--analyze build/tools/analyze]
-      [--runs 9] [--no-python] [--zoo NAME ...] MODEL.onnx ...
+      [--runs 9] [--no-python] [--zoo NAME ...] [--scaling 10000,100000]
+      MODEL.onnx ...
 
 Prints a Markdown table and the machine (lscpu model name, CPUs).
 """
@@ -23,6 +27,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 PY_LOAD = ("import sys, onnx; m = onnx.load(sys.argv[1]); "
@@ -84,6 +89,8 @@ def main():
                    "previous build), timed in the same run")
     p.add_argument("--no-python", action="store_true")
     p.add_argument("--zoo", action="append", default=[])
+    p.add_argument("--scaling", help="N1,N2: synthetic chains of N1 and N2 "
+                   "nodes, time per node")
     args = p.parse_args()
     print(f"machine: {machine()}; median of {args.runs} runs, page-cached\n")
     print("| model | size | `cat` | `analyze` (peak RSS) | python onnx "
@@ -124,6 +131,37 @@ def main():
         if args.before:
             print(f"| ... `--before` binary | | | {fmt_s(r['before'][0])} "
                   f"({r['before'][1]:.0f} MB) | | | |")
+    if args.scaling:
+        scaling(args)
+
+
+def scaling(args):
+    """Per-node whole-process time of two synthetic chains, alternating."""
+    sizes = [int(n) for n in args.scaling.split(",")]
+    gen = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       "synthetic_chain.py")
+    binaries = {"analyze": args.analyze}
+    if args.before:
+        binaries["before"] = args.before
+    with tempfile.TemporaryDirectory() as tmp:
+        commands = {}
+        for n in sizes:
+            path = os.path.join(tmp, f"chain{n}.onnx")
+            subprocess.run(["/usr/bin/python3", gen, str(n), path],
+                           check=True)
+            for label, binary in binaries.items():
+                commands[(label, n)] = [binary, path, "--hw", "h100",
+                                        "--batch", "1", "--format", "json"]
+        r = measure(commands, args.runs)
+    print("\n| binary | nodes | `analyze` (peak RSS) | per node | "
+          "per node / smallest |")
+    print("|---|---|---|---|---|")
+    for label in binaries:
+        base = r[(label, sizes[0])][0] / sizes[0]
+        for n in sizes:
+            wall, rss = r[(label, n)]
+            print(f"| {label} | {n} | {fmt_s(wall)} ({rss:.0f} MB) | "
+                  f"{wall / n * 1e6:.1f} us | {wall / n / base:.2f} |")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 #include "engine/fusion/group_builder.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "boost/graph/adjacency_list.hpp"
 
@@ -16,6 +17,44 @@ GroupBuilder::GroupBuilder(const graph::Graph& graph)
   for (size_t n = 0; n < graph.nodes().size(); ++n) {
     group_of_[n] = static_cast<int>(n);
     members_[n] = {static_cast<int>(n)};
+  }
+  const std::vector<int>& order = graph.topological_order();
+  const bool flat =
+      order.size() == graph.nodes().size() &&
+      std::none_of(graph.nodes().begin(), graph.nodes().end(),
+                   [](const graph::Node& n) { return n.parent >= 0; });
+  if (flat) {
+    rank_.resize(order.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+      rank_[order[i]] = static_cast<int>(i);
+    }
+    reach_.assign(order.size() + 1, -1);
+  }
+}
+
+void GroupBuilder::NoteRange(int lo, int hi) {
+  for (size_t i = static_cast<size_t>(lo) + 1; i < reach_.size();
+       i += i & (~i + 1)) {
+    reach_[i] = std::max(reach_[i], hi);
+  }
+}
+
+int GroupBuilder::WalkBound(const std::vector<int>& groups) const {
+  if (rank_.empty()) return std::numeric_limits<int>::max();
+  int bound = -1;
+  for (int g : groups) {
+    for (int m : members_[g]) bound = std::max(bound, rank_[m]);
+  }
+  // A path that leaves the union and passes a node ranked above `bound`
+  // can only get back below it through a group with members on both sides
+  // (edges go up in rank): raise the bound past every such group.
+  for (;;) {
+    int reach = -1;
+    for (size_t i = static_cast<size_t>(bound) + 1; i > 0; i -= i & (~i + 1)) {
+      reach = std::max(reach, reach_[i]);
+    }
+    if (reach <= bound) return bound;
+    bound = reach;
   }
 }
 
@@ -59,9 +98,11 @@ bool GroupBuilder::CanUnite(const std::vector<int>& nodes) const {
   };
   // Depth-first walk from every edge that leaves the union; reaching the
   // union again means the merged group would sit on a cycle.
+  const int bound = WalkBound(groups);
   std::vector<int> stack;
   auto visit = [&](int node) {
     if (visited_[node] == stamp_) return;
+    if (!rank_.empty() && rank_[node] > bound) return;  // cannot come back
     visited_[node] = stamp_;
     stack.push_back(node);
   };
@@ -114,6 +155,15 @@ void GroupBuilder::Unite(const std::vector<int>& nodes, FusionKind kind) {
     kind_[g].reset();
   }
   kind_[target] = kind;
+  if (!rank_.empty()) {
+    int lo = rank_[members_[target][0]];
+    int hi = lo;
+    for (int m : members_[target]) {
+      lo = std::min(lo, rank_[m]);
+      hi = std::max(hi, rank_[m]);
+    }
+    NoteRange(lo, hi);
+  }
 }
 
 void GroupBuilder::Dissolve(int group) {

@@ -7,6 +7,12 @@
 // groups (a group reached through any member is left through all of its
 // members), so it also catches cycles that run through other groups, which a
 // per-group convexity test on the node graph would miss.
+//
+// The walk stops at nodes past the union in topological order: a path can
+// only come back to the union through a group with members on both sides of
+// the bound, so the bound is first raised past every such group (a prefix
+// maximum over the groups' rank ranges). Without it every check walked all
+// of the graph downstream of the union: quadratic on long chains.
 #ifndef RIDGELINE_ENGINE_FUSION_GROUP_BUILDER_H_
 #define RIDGELINE_ENGINE_FUSION_GROUP_BUILDER_H_
 
@@ -56,7 +62,20 @@ class GroupBuilder {
   void ForEachSuccessor(int node, Fn fn) const;
   int Outermost(int node) const;
 
+  // The rank bound of a check on `nodes`' groups (INT_MAX: no bound).
+  int WalkBound(const std::vector<int>& groups) const;
+  // Records that a group spans topological ranks [lo, hi].
+  void NoteRange(int lo, int hi);
+
   const graph::Graph& graph_;
+  // Position of each node in the topological order; empty when a node sits
+  // in a subgraph (an edge into a body does not follow that order, so no
+  // bound is used).
+  std::vector<int> rank_;
+  // Fenwick tree of prefix maxima: reach_ over ranks <= r is the highest
+  // rank of any group that ever held a member at rank <= r. Groups only
+  // shrink after they are recorded, so it over-approximates (safe).
+  std::vector<int> reach_;
   std::vector<int> group_of_;
   std::vector<std::vector<int>> members_;
   std::vector<std::optional<FusionKind>> kind_;

@@ -1,13 +1,14 @@
 #include "engine/report/json.h"
 
 #include <algorithm>
-#include <ostream>
+#include <array>
+#include <sstream>
+#include <string_view>
 
 #include "engine/precision.h"
+#include "engine/report/json_writer.h"
 #include "engine/report/report.h"
 #include "engine/report/sections.h"
-#include "fmt/format.h"
-#include "fmt/ostream.h"
 #include "graph/dtype.h"
 
 namespace ridgeline::engine::report {
@@ -15,172 +16,345 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json TensorsJson(const std::vector<TensorInfo>& tensors) {
-  Json list = Json::array();
+// The members of each object, in order; JsonExtras keys outside them are
+// appended.
+constexpr std::array<std::string_view, 8> kRootKeys = {
+    "schema_version", "model",   "hardware", "assumptions",
+    "layers",         "kernels", "summary",  "warnings"};
+constexpr std::array<std::string_view, 22> kLayerKeys = {"name",
+                                                         "op",
+                                                         "domain",
+                                                         "inputs",
+                                                         "outputs",
+                                                         "macs",
+                                                         "flops",
+                                                         "bytes_read",
+                                                         "bytes_written",
+                                                         "bytes",
+                                                         "intensity",
+                                                         "t_compute_s",
+                                                         "t_memory_s",
+                                                         "t_overhead_s",
+                                                         "latency_s",
+                                                         "bound",
+                                                         "regime",
+                                                         "overhead_share",
+                                                         "overhead_dominated",
+                                                         "host",
+                                                         "kernel",
+                                                         "note"};
+
+template <size_t N>
+bool Listed(const std::array<std::string_view, N>& keys, std::string_view k) {
+  return std::find(keys.begin(), keys.end(), k) != keys.end();
+}
+
+// Writes one member: `write` makes its value unless `over` (an object or
+// null) holds the key, whose value then replaces it in place.
+class Members {
+ public:
+  Members(JsonWriter* w, const Json* over) : w_(w), over_(over) {}
+
+  template <typename F>
+  void AddWith(std::string_view key, F&& write) {
+    w_->Key(key);
+    if (over_ != nullptr) {
+      auto it = over_->find(std::string(key));
+      if (it != over_->end()) {
+        w_->Value(*it);
+        return;
+      }
+    }
+    write();
+  }
+  void Add(std::string_view key, double v) {
+    AddWith(key, [&] { w_->Double(v); });
+  }
+  void AddInt(std::string_view key, int64_t v) {
+    AddWith(key, [&] { w_->Int(v); });
+  }
+  void Add(std::string_view key, std::string_view v) {
+    AddWith(key, [&] { w_->String(v); });
+  }
+  void AddBool(std::string_view key, bool v) {
+    AddWith(key, [&] { w_->Bool(v); });
+  }
+
+  // The keys of `over` that are not in `keys`, in its order.
+  template <size_t N>
+  void Rest(const std::array<std::string_view, N>& keys,
+            std::string_view skip = {}) {
+    if (over_ == nullptr) return;
+    for (auto it = over_->begin(); it != over_->end(); ++it) {
+      if (Listed(keys, it.key()) || it.key() == skip) continue;
+      w_->Key(it.key());
+      w_->Value(it.value());
+    }
+  }
+
+ private:
+  JsonWriter* w_;
+  const Json* over_;
+};
+
+const Json* ObjectOrNull(const Json* j) {
+  return j != nullptr && j->is_object() ? j : nullptr;
+}
+
+void Tensors(JsonWriter& w, const std::vector<TensorInfo>& tensors) {
+  w.BeginArray();
   for (const TensorInfo& t : tensors) {
-    Json j;
-    j["name"] = t.name;
-    j["shape"] = t.shape_known ? Json(t.dims) : Json(nullptr);
-    j["dtype"] = std::string(graph::DTypeName(t.dtype));
-    list.push_back(std::move(j));
+    w.BeginObject();
+    w.Key("name");
+    w.String(t.name);
+    w.Key("shape");
+    if (t.shape_known) {
+      w.Ints(t.dims);
+    } else {
+      w.Null();
+    }
+    w.Key("dtype");
+    w.String(graph::DTypeName(t.dtype));
+    w.EndObject();
   }
-  return list;
+  w.EndArray();
 }
 
-Json UnresolvedJson(const std::vector<graph::Unresolved>& list) {
-  Json out = Json::array();
+void UnresolvedList(JsonWriter& w, const std::vector<graph::Unresolved>& list) {
+  w.BeginArray();
   for (const graph::Unresolved& u : list) {
-    out.push_back(
-        {{"tensor", u.tensor}, {"node", u.node}, {"reason", u.reason}});
+    w.BeginObject();
+    w.Key("tensor");
+    w.String(u.tensor);
+    w.Key("node");
+    w.String(u.node);
+    w.Key("reason");
+    w.String(u.reason);
+    w.EndObject();
   }
-  return out;
+  w.EndArray();
 }
 
-Json SortedMap(const absl::flat_hash_map<std::string, double>& map) {
+void SortedMap(JsonWriter& w,
+               const absl::flat_hash_map<std::string, double>& map) {
   std::vector<std::pair<std::string, double>> items(map.begin(), map.end());
   std::sort(items.begin(), items.end());
-  Json out = Json::object();
-  for (const auto& [k, v] : items) out[k] = v;
-  return out;
+  w.BeginObject();
+  for (const auto& [k, v] : items) {
+    w.Key(k);
+    w.Double(v);
+  }
+  w.EndObject();
+}
+
+void HardwareObject(JsonWriter& w, const Hardware& hw) {
+  w.BeginObject();
+  w.Key("key");
+  w.String(hw.key);
+  w.Key("name");
+  w.String(hw.name);
+  w.Key("aliases");
+  w.Strings(hw.aliases);
+  w.Key("peak_flops_per_s");
+  w.BeginObject();  // widest precision first
+  for (const Precision& p : kPrecisions) {
+    auto it = hw.peak_flops_per_s.find(std::string(p.name));
+    if (it == hw.peak_flops_per_s.end()) continue;
+    w.Key(p.name);
+    w.Double(it->second);
+  }
+  w.EndObject();
+  w.Key("memory_bandwidth_bytes_per_s");
+  w.Double(hw.memory_bandwidth_bytes_per_s);
+  w.Key("memory_capacity_bytes");
+  w.Double(hw.memory_capacity_bytes);
+  w.Key("tdp_w");
+  if (hw.tdp_w > 0) {
+    w.Double(hw.tdp_w);
+  } else {
+    w.Null();
+  }
+  w.Key("dispatch_tax_s");
+  w.Double(hw.dispatch_tax_s);
+  w.Key("source");
+  w.String(hw.source);
+  w.Key("compute_efficiency_by_op");
+  SortedMap(w, hw.compute_efficiency_by_op);
+  w.Key("memory_efficiency_by_op");
+  SortedMap(w, hw.memory_efficiency_by_op);
+  w.EndObject();
+}
+
+void AssumptionsObject(JsonWriter& w, const Analysis& a) {
+  const Assumptions& as = a.assumptions;
+  w.BeginObject();
+  Members m(&w, nullptr);
+  m.Add("flops_per_mac", as.flops_per_mac);
+  m.Add("compute_efficiency", as.compute_efficiency);
+  m.Add("memory_efficiency", as.memory_efficiency);
+  m.Add("per_layer_tax_s", as.per_layer_tax_s);
+  m.Add("dispatch_tax_s", as.dispatch_tax_s);
+  m.Add("precision", std::string_view(as.precision));
+  m.Add("peak_precision", std::string_view(as.peak_precision));
+  m.Add("peak_reason", std::string_view(as.peak_reason));
+  m.Add("peak_flops_per_s", as.peak_flops_per_s);
+  m.Add("memory_bandwidth_bytes_per_s", as.memory_bandwidth_bytes_per_s);
+  m.Add("ridge_point_flop_per_byte", RidgePoint(a));
+  m.Add("effective_ridge_point_flop_per_byte", EffectiveRidgePoint(a));
+  m.AddInt("batch", a.batch);
+  m.Add("runtime", std::string_view(as.runtime));
+  m.Add("runtime_name", std::string_view(as.runtime_name));
+  m.Add("kernel_model", std::string_view(as.kernel_model));
+  w.EndObject();
+}
+
+void LayerObject(JsonWriter& w, const LayerResult& l, const Json* extra) {
+  w.BeginObject();
+  Members m(&w, extra);
+  m.Add("name", std::string_view(l.name));
+  m.Add("op", std::string_view(l.op_type));
+  m.Add("domain", std::string_view(l.domain));
+  m.AddWith("inputs", [&] { Tensors(w, l.inputs); });
+  m.AddWith("outputs", [&] { Tensors(w, l.outputs); });
+  m.Add("macs", l.cost.macs);
+  m.Add("flops", l.flops);
+  m.Add("bytes_read", l.cost.bytes_read);
+  m.Add("bytes_written", l.cost.bytes_written);
+  m.Add("bytes", l.bytes);
+  m.Add("intensity", l.intensity);
+  m.Add("t_compute_s", l.t_compute_s);
+  m.Add("t_memory_s", l.t_memory_s);
+  m.Add("t_overhead_s", l.t_overhead_s);
+  m.Add("latency_s", l.latency_s);
+  m.Add("bound", l.skipped ? std::string_view("skipped") : BoundName(l.bound));
+  m.Add("regime", RegimeName(l.regime));
+  m.Add("overhead_share", l.latency_s > 0 ? l.t_overhead_s / l.latency_s : 0.0);
+  m.AddBool("overhead_dominated", l.overhead_dominated);
+  m.AddBool("host", l.host);
+  m.AddWith("kernel", [&] {
+    if (l.kernel >= 0) {
+      w.Int(l.kernel);
+    } else {
+      w.Null();
+    }
+  });
+  m.Add("note", std::string_view(l.cost.note));
+  m.Rest(kLayerKeys);
+  w.EndObject();
+}
+
+void KernelObject(JsonWriter& w, const KernelResult& k) {
+  w.BeginObject();
+  Members m(&w, nullptr);
+  m.Add("name", std::string_view(k.name));
+  m.Add("fusion", std::string_view(k.fusion));
+  m.Add("class", KernelClassName(k.work.kind));
+  m.AddWith("layers", [&] {
+    w.BeginArray();
+    for (int i : k.layers) w.Int(i);
+    w.EndArray();
+  });
+  m.Add("flops", k.work.Flops());
+  m.Add("bytes", k.work.bytes);
+  m.Add("t_compute_s", k.time.t_compute_s);
+  m.Add("t_memory_s", k.time.t_memory_s);
+  m.Add("t_overhead_s", k.time.t_overhead_s);
+  m.Add("latency_s", k.time.latency_s);
+  m.Add("regime", RegimeName(k.time.regime));
+  m.Add("bound", BoundName(k.bound));
+  m.Add("tile_wave_efficiency", k.time.tile_wave_efficiency);
+  w.EndObject();
+}
+
+void SummaryObject(JsonWriter& w, const Summary& s) {
+  w.BeginObject();
+  Members m(&w, nullptr);
+  m.AddInt("layers", s.layers);
+  m.Add("macs", s.macs);
+  m.Add("flops", s.flops);
+  m.Add("bytes", s.bytes);
+  m.AddInt("params", s.params);
+  m.Add("weight_bytes", s.weight_bytes);
+  m.Add("latency_s", s.latency_s);
+  m.Add("throughput_per_s", s.throughput_per_s);
+  m.Add("mfu", s.mfu);
+  m.Add("bound", BoundName(s.bound));
+  m.AddWith("unknown_ops", [&] { w.Strings(s.unknown_ops); });
+  m.AddWith("unresolved", [&] { UnresolvedList(w, s.unresolved); });
+  m.AddInt("view_layers", s.view_layers);
+  m.AddWith("skipped_layers", [&] { UnresolvedList(w, s.skipped_layers); });
+  m.Add("peak_activation_bytes", s.peak_activation_bytes);
+  m.AddBool("fits_in_memory", s.fits_in_memory);
+  m.AddInt("compute_bound_layers", s.compute_bound_layers);
+  m.AddInt("memory_bound_layers", s.memory_bound_layers);
+  m.AddInt("overhead_bound_layers", s.overhead_bound_layers);
+  m.Add("compute_bound_time_s", s.compute_bound_time_s);
+  m.Add("memory_bound_time_s", s.memory_bound_time_s);
+  m.Add("overhead_bound_time_s", s.overhead_bound_time_s);
+  m.AddInt("overhead_dominated_layers", s.overhead_bound_layers);
+  m.Add("overhead_s", s.overhead_s);
+  m.Add("per_inference_s", s.per_inference_s);
+  m.AddInt("host_layers", s.host_layers);
+  m.AddInt("kernels", s.kernels);
+  w.EndObject();
 }
 
 }  // namespace
 
-nlohmann::ordered_json AnalysisToJson(const Analysis& a) {
-  const Hardware& hw = a.hardware;
-  const Assumptions& as = a.assumptions;
-  const Summary& s = a.summary;
-  Json root;
-  root["schema_version"] = kJsonSchemaVersion;
-  root["model"] = a.model;
-
-  Json h;
-  h["key"] = hw.key;
-  h["name"] = hw.name;
-  h["aliases"] = hw.aliases;
-  Json peaks = Json::object();  // widest precision first
-  for (const Precision& p : kPrecisions) {
-    auto it = hw.peak_flops_per_s.find(std::string(p.name));
-    if (it != hw.peak_flops_per_s.end())
-      peaks[std::string(p.name)] = it->second;
+void WriteAnalysisJson(const Analysis& a, const JsonExtras& extras,
+                       std::ostream& out) {
+  const Json* sections = ObjectOrNull(&extras.sections);
+  const Json* layer_extras = nullptr;
+  if (sections != nullptr) {
+    auto it = sections->find("layers");
+    if (it != sections->end() && it->is_array()) layer_extras = &*it;
   }
-  h["peak_flops_per_s"] = std::move(peaks);
-  h["memory_bandwidth_bytes_per_s"] = hw.memory_bandwidth_bytes_per_s;
-  h["memory_capacity_bytes"] = hw.memory_capacity_bytes;
-  h["tdp_w"] = hw.tdp_w > 0 ? Json(hw.tdp_w) : Json(nullptr);
-  h["dispatch_tax_s"] = hw.dispatch_tax_s;
-  h["source"] = hw.source;
-  h["compute_efficiency_by_op"] = SortedMap(hw.compute_efficiency_by_op);
-  h["memory_efficiency_by_op"] = SortedMap(hw.memory_efficiency_by_op);
-  root["hardware"] = std::move(h);
-
-  Json j;
-  j["flops_per_mac"] = as.flops_per_mac;
-  j["compute_efficiency"] = as.compute_efficiency;
-  j["memory_efficiency"] = as.memory_efficiency;
-  j["per_layer_tax_s"] = as.per_layer_tax_s;
-  j["dispatch_tax_s"] = as.dispatch_tax_s;
-  j["precision"] = as.precision;
-  j["peak_precision"] = as.peak_precision;
-  j["peak_reason"] = as.peak_reason;
-  j["peak_flops_per_s"] = as.peak_flops_per_s;
-  j["memory_bandwidth_bytes_per_s"] = as.memory_bandwidth_bytes_per_s;
-  j["ridge_point_flop_per_byte"] = RidgePoint(a);
-  j["effective_ridge_point_flop_per_byte"] = EffectiveRidgePoint(a);
-  j["batch"] = a.batch;
-  j["runtime"] = as.runtime;
-  j["runtime_name"] = as.runtime_name;
-  j["kernel_model"] = as.kernel_model;
-  root["assumptions"] = std::move(j);
-
-  Json layers = Json::array();
-  for (const LayerResult& l : a.layers) {
-    Json x;
-    x["name"] = l.name;
-    x["op"] = l.op_type;
-    x["domain"] = l.domain;
-    x["inputs"] = TensorsJson(l.inputs);
-    x["outputs"] = TensorsJson(l.outputs);
-    x["macs"] = l.cost.macs;
-    x["flops"] = l.flops;
-    x["bytes_read"] = l.cost.bytes_read;
-    x["bytes_written"] = l.cost.bytes_written;
-    x["bytes"] = l.bytes;
-    x["intensity"] = l.intensity;
-    x["t_compute_s"] = l.t_compute_s;
-    x["t_memory_s"] = l.t_memory_s;
-    x["t_overhead_s"] = l.t_overhead_s;
-    x["latency_s"] = l.latency_s;
-    x["bound"] = l.skipped ? "skipped" : std::string(BoundName(l.bound));
-    x["regime"] = std::string(RegimeName(l.regime));
-    x["overhead_share"] = l.latency_s > 0 ? l.t_overhead_s / l.latency_s : 0.0;
-    x["overhead_dominated"] = l.overhead_dominated;
-    x["host"] = l.host;
-    x["kernel"] = l.kernel >= 0 ? Json(l.kernel) : Json(nullptr);
-    x["note"] = l.cost.note;
-    layers.push_back(std::move(x));
-  }
-  root["layers"] = std::move(layers);
-
-  Json kernels = Json::array();
-  for (const KernelResult& k : a.kernels) {
-    Json x;
-    x["name"] = k.name;
-    x["fusion"] = k.fusion;
-    x["class"] = std::string(KernelClassName(k.work.kind));
-    x["layers"] = k.layers;
-    x["flops"] = k.work.Flops();
-    x["bytes"] = k.work.bytes;
-    x["t_compute_s"] = k.time.t_compute_s;
-    x["t_memory_s"] = k.time.t_memory_s;
-    x["t_overhead_s"] = k.time.t_overhead_s;
-    x["latency_s"] = k.time.latency_s;
-    x["regime"] = std::string(RegimeName(k.time.regime));
-    x["bound"] = std::string(BoundName(k.bound));
-    x["tile_wave_efficiency"] = k.time.tile_wave_efficiency;
-    kernels.push_back(std::move(x));
-  }
-  root["kernels"] = std::move(kernels);
-
-  Json y;
-  y["layers"] = s.layers;
-  y["macs"] = s.macs;
-  y["flops"] = s.flops;
-  y["bytes"] = s.bytes;
-  y["params"] = s.params;
-  y["weight_bytes"] = s.weight_bytes;
-  y["latency_s"] = s.latency_s;
-  y["throughput_per_s"] = s.throughput_per_s;
-  y["mfu"] = s.mfu;
-  y["bound"] = std::string(BoundName(s.bound));
-  y["unknown_ops"] = s.unknown_ops;
-  y["unresolved"] = UnresolvedJson(s.unresolved);
-  y["view_layers"] = s.view_layers;
-  y["skipped_layers"] = UnresolvedJson(s.skipped_layers);
-  y["peak_activation_bytes"] = s.peak_activation_bytes;
-  y["fits_in_memory"] = s.fits_in_memory;
-  y["compute_bound_layers"] = s.compute_bound_layers;
-  y["memory_bound_layers"] = s.memory_bound_layers;
-  y["overhead_bound_layers"] = s.overhead_bound_layers;
-  y["compute_bound_time_s"] = s.compute_bound_time_s;
-  y["memory_bound_time_s"] = s.memory_bound_time_s;
-  y["overhead_bound_time_s"] = s.overhead_bound_time_s;
-  y["overhead_dominated_layers"] = s.overhead_bound_layers;
-  y["overhead_s"] = s.overhead_s;
-  y["per_inference_s"] = s.per_inference_s;
-  y["host_layers"] = s.host_layers;
-  y["kernels"] = s.kernels;
-  root["summary"] = std::move(y);
+  JsonWriter w(out);
+  w.BeginObject();
+  // "layers" in the sections merges per layer instead of replacing.
+  Members m(&w, layer_extras != nullptr ? nullptr : sections);
+  Members root(&w, sections);
+  root.AddInt("schema_version", kJsonSchemaVersion);
+  root.Add("model", std::string_view(a.model));
+  root.AddWith("hardware", [&] { HardwareObject(w, a.hardware); });
+  root.AddWith("assumptions", [&] { AssumptionsObject(w, a); });
+  m.AddWith("layers", [&] {
+    w.BeginArray();
+    for (size_t i = 0; i < a.layers.size(); ++i) {
+      const Json* extra = layer_extras != nullptr && i < layer_extras->size()
+                              ? ObjectOrNull(&(*layer_extras)[i])
+                              : nullptr;
+      LayerObject(w, a.layers[i], extra);
+    }
+    w.EndArray();
+  });
+  root.AddWith("kernels", [&] {
+    w.BeginArray();
+    for (const KernelResult& k : a.kernels) KernelObject(w, k);
+    w.EndArray();
+  });
+  root.AddWith("summary", [&] { SummaryObject(w, a.summary); });
   // Everything the text report lists under "Warnings"; the CLI puts its
   // own stderr warnings first.
-  root["warnings"] = WarningLines(a);
-  return root;
+  root.AddWith("warnings", [&] {
+    w.BeginArray();
+    for (const std::string& line : extras.warnings_first) w.String(line);
+    for (const std::string& line : WarningLines(a)) w.String(line);
+    w.EndArray();
+  });
+  root.Rest(kRootKeys, "layers");
+  w.EndObject();
+  w.Finish();
+}
+
+nlohmann::ordered_json AnalysisToJson(const Analysis& analysis) {
+  std::ostringstream text;
+  WriteAnalysisJson(analysis, {}, text);
+  return Json::parse(text.str());
 }
 
 void WriteJson(const Analysis& analysis, std::ostream& out) {
-  fmt::print(out, "{}\n",
-             AnalysisToJson(analysis).dump(
-                 2, ' ', false, nlohmann::json::error_handler_t::replace));
+  WriteAnalysisJson(analysis, {}, out);
 }
 
 }  // namespace ridgeline::engine::report

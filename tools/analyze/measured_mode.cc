@@ -76,9 +76,11 @@ absl::Status AddMeasuredJson(const RunContext& ctx,
                              nlohmann::ordered_json* report) {
   absl::StatusOr<engine::Comparison> c = Compare(ctx);
   if (!c.ok()) return c.status();
+  // Merged into each layer's object (engine/report/json.h, JsonExtras).
   nlohmann::ordered_json& layers = (*report)["layers"];
-  for (size_t i = 0; i < layers.size(); ++i) {
-    layers[i].update(
+  layers = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < ctx.analysis.layers.size(); ++i) {
+    layers.push_back(
         Ordered(engine::MeasuredLayerJson(*c, static_cast<int>(i))));
   }
   (*report)["measured"] = Ordered(engine::MeasuredSummaryJson(*c));

@@ -120,20 +120,15 @@ absl::Status AddModeJson(const RunContext& ctx,
   return absl::OkStatus();
 }
 
-// The JSON report: the analysis, the modes' keys, and "warnings" with the
-// run's own (stderr) warnings first.
-absl::StatusOr<std::string> ReportJson(const RunContext& ctx) {
-  nlohmann::ordered_json j = engine::report::AnalysisToJson(ctx.analysis);
-  if (absl::Status s = AddModeJson(ctx, &j); !s.ok()) return s;
-  nlohmann::ordered_json warnings = nlohmann::ordered_json::array();
-  for (const std::string& w : engine::report::CollapseRepeats(*ctx.warnings)) {
-    warnings.push_back(w);
-  }
-  for (const auto& w : j["warnings"]) warnings.push_back(w);
-  j["warnings"] = std::move(warnings);
-  return j.dump(2, ' ', false,
-                nlohmann::ordered_json::error_handler_t::replace) +
-         "\n";
+// The JSON report's additions: the modes' keys, and the run's own (stderr)
+// warnings listed before the analysis' own.
+absl::StatusOr<engine::report::JsonExtras> ReportJsonExtras(
+    const RunContext& ctx) {
+  engine::report::JsonExtras extras;
+  extras.sections = nlohmann::ordered_json::object();
+  if (absl::Status s = AddModeJson(ctx, &extras.sections); !s.ok()) return s;
+  extras.warnings_first = engine::report::CollapseRepeats(*ctx.warnings);
+  return extras;
 }
 
 }  // namespace
@@ -277,9 +272,12 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
     if (!page.ok()) return Fail(err, MessageOf(page.status()));
     report = *std::move(page);
   } else if (options.format == engine::report::Format::kJson) {
-    absl::StatusOr<std::string> j = ReportJson(ctx);
-    if (!j.ok()) return Fail(err, MessageOf(j.status()));
-    report = *std::move(j);
+    // Written as it goes, straight to the output (no document in memory).
+    absl::StatusOr<engine::report::JsonExtras> extras = ReportJsonExtras(ctx);
+    if (!extras.ok()) return Fail(err, MessageOf(extras.status()));
+    if (!open_output()) return Fail(err, cannot_open);
+    engine::report::WriteAnalysisJson(ctx.analysis, *extras, *sink);
+    return finish();
   } else {
     std::ostringstream text;
     engine::report::ReportOptions layout = options.report;
