@@ -222,6 +222,43 @@ TEST(ServeCli, JsonSection) {
   }
 }
 
+// A single ONNX decoder file (past-KV inputs and present outputs): the
+// past-length dim found by name, the prefill run at past 0; --kv-dim names
+// it, and a name the model lacks is an input error.
+TEST(ServeCli, DecoderFile) {
+  const std::string file = std::string(RIDGELINE_SOURCE_DIR) +
+                           "/zoo/models/llama-3.1-8b-decode.onnx";
+  const std::vector<std::string> base = {file,
+                                         "--hw",
+                                         "h100",
+                                         "--precision",
+                                         "bf16",
+                                         "--dim",
+                                         "past_sequence=64",
+                                         "--dim",
+                                         "sequence=1",
+                                         "--batch",
+                                         "1",
+                                         "--serve",
+                                         "--prompt",
+                                         "64",
+                                         "--generate",
+                                         "8",
+                                         "--format",
+                                         "json"};
+  std::string out, err;
+  ASSERT_EQ(Cli(base, &out, &err), 0) << err;
+  EXPECT_NE(out.find("\"kv_bytes_per_token\": 131072"), std::string::npos);
+  std::vector<std::string> named = base;
+  named.insert(named.end(), {"--kv-dim", "past_sequence"});
+  EXPECT_EQ(Cli(named, &out, &err), 0) << err;
+  std::vector<std::string> bad = base;
+  bad.insert(bad.end(), {"--kv-dim", "no_such_dim"});
+  EXPECT_EQ(Cli(bad, &out, &err), 2);
+  EXPECT_NE(err.find(file), std::string::npos) << err;
+  EXPECT_NE(err.find("--kv-dim"), std::string::npos) << err;
+}
+
 // The `serve` section of the schema is the same text in both documents.
 std::string Section(const std::string& doc) {
   const size_t begin = doc.find("## `serve`");
