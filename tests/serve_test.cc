@@ -222,6 +222,15 @@ TEST(ServeCli, JsonSection) {
   }
 }
 
+TEST(ServeCli, ServeFlagsWithoutServeAreUsageErrors) {
+  std::string out, err;
+  EXPECT_EQ(
+      Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--prompt", "16"},
+          &out, &err),
+      1);
+  EXPECT_NE(err.find("only used with --serve"), std::string::npos) << err;
+}
+
 // A single ONNX decoder file (past-KV inputs and present outputs): the
 // past-length dim found by name, the prefill run at past 0; --kv-dim names
 // it, and a name the model lacks is an input error.

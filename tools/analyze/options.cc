@@ -586,6 +586,12 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
     return absl::InvalidArgumentError(
         "--fit needs --fit-out FILE.json (where the fitted device goes)");
   }
+  if (!o.serve && (!o.prompt.empty() || !o.generate.empty() ||
+                   !o.concurrency.empty() || !o.kv_dim.empty())) {
+    return absl::InvalidArgumentError(
+        "--prompt, --generate, --concurrency and --kv-dim are only used with "
+        "--serve");
+  }
   if (!o.fit_out.empty() && !o.fit) {
     return absl::InvalidArgumentError("--fit-out is only used with --fit");
   }
