@@ -1,5 +1,8 @@
 #include "graph/graph.h"
 
+#include <string>
+
+#include "graph/einsum.h"
 #include "gtest/gtest.h"
 
 namespace ridgeline::graph {
@@ -48,6 +51,34 @@ TEST(GraphTest, RejectsOverflowingDims) {
   EXPECT_FALSE(CheckedNumElements({(int64_t{1} << 40) + 1}, "t").ok());
   EXPECT_FALSE(CheckedNumElements({-1}, "t").ok());
   EXPECT_EQ(*CheckedNumElements({2, 3, 4}, "t"), 24);
+}
+
+TEST(Einsum, ParsesTermsEllipsisAndImplicitOutput) {
+  absl::StatusOr<EinsumEquation> e = ParseEinsum("...ij, ...jk -> ...ik");
+  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_EQ(e->inputs.size(), 2u);
+  EXPECT_EQ(e->inputs[0].letters, "ij");
+  EXPECT_EQ(e->inputs[0].ellipsis_at, 0);
+  EXPECT_EQ(e->inputs[1].letters, "jk");
+  ASSERT_TRUE(e->output.has_value());
+  EXPECT_EQ(e->output->letters, "ik");
+  EXPECT_EQ(e->output->ellipsis_at, 0);
+  // "b...i": the ellipsis after the first letter; no "->": implicit output.
+  e = ParseEinsum("b...i,bi");
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->inputs[0].letters, "bi");
+  EXPECT_EQ(e->inputs[0].ellipsis_at, 1);
+  EXPECT_FALSE(e->inputs[1].has_ellipsis());
+  EXPECT_FALSE(e->output.has_value());
+}
+
+TEST(Einsum, BadEquationsNameTheProblem) {
+  absl::StatusOr<EinsumEquation> e = ParseEinsum("ij#,jk");
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(std::string(e.status().message()).find("bad character '#'"),
+            std::string::npos);
+  EXPECT_FALSE(ParseEinsum("...i...,j").ok());  // two ellipses
+  EXPECT_FALSE(ParseEinsum("i.j,j").ok());      // a stray '.'
 }
 
 }  // namespace

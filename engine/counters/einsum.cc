@@ -4,6 +4,8 @@
 // of the pair, and keeps only the labels a later operand or the output needs.
 // One operand (transpose, diagonal, sum): no MACs; one add per input element
 // when a label is summed out. "..." stands for broadcast batch labels.
+#include "graph/einsum.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -22,67 +24,35 @@ namespace {
 using Label = int;
 constexpr Label kEllipsisBase = 1000;
 
-struct Term {
-  std::vector<char> letters;  // in order, '.' marks where "..." was
-  bool has_ellipsis = false;
-};
-
-absl::StatusOr<Term> ParseTerm(const CountContext& ctx, std::string_view s) {
-  Term term;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '.') {
-      if (term.has_ellipsis || s.substr(i, 3) != "...") {
-        return NodeError(ctx, fmt::format("bad equation term '{}'", s));
-      }
-      term.has_ellipsis = true;
-      term.letters.push_back('.');
-      i += 2;
-    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
-      term.letters.push_back(c);
-    } else {
-      return NodeError(ctx, fmt::format("bad character '{}' in equation", c));
-    }
-  }
-  return term;
-}
-
 // The labels of `term` applied to an operand of rank `rank`.
 absl::StatusOr<std::vector<Label>> Expand(const CountContext& ctx,
-                                          const Term& term, size_t rank) {
-  const size_t letters = term.letters.size() - (term.has_ellipsis ? 1 : 0);
-  if (letters > rank || (!term.has_ellipsis && letters != rank)) {
+                                          const graph::EinsumTerm& term,
+                                          size_t rank) {
+  const size_t letters = term.letters.size();
+  if (letters > rank || (!term.has_ellipsis() && letters != rank)) {
     return NodeError(ctx, fmt::format("equation term has {} labels for an "
                                       "operand of rank {}",
                                       letters, rank));
   }
   const size_t ellipsis_rank = rank - letters;
   std::vector<Label> labels;
-  for (char c : term.letters) {
-    if (c != '.') {
-      labels.push_back(static_cast<Label>(c));
-      continue;
+  for (size_t i = 0; i <= letters; ++i) {
+    if (static_cast<int>(i) == term.ellipsis_at) {
+      for (size_t j = 0; j < ellipsis_rank; ++j) {
+        labels.push_back(kEllipsisBase + static_cast<Label>(ellipsis_rank - j));
+      }
     }
-    for (size_t j = 0; j < ellipsis_rank; ++j) {
-      labels.push_back(kEllipsisBase + static_cast<Label>(ellipsis_rank - j));
-    }
+    if (i < letters) labels.push_back(static_cast<Label>(term.letters[i]));
   }
   return labels;
 }
 
 absl::StatusOr<Cost> CountEinsum(const CountContext& ctx) {
-  std::string equation = ctx.node.GetString("equation", "");
-  equation.erase(std::remove(equation.begin(), equation.end(), ' '),
-                 equation.end());
-  const size_t arrow = equation.find("->");
-  const std::string lhs = equation.substr(0, arrow);
-  std::vector<std::string> terms;
-  for (size_t start = 0;;) {
-    const size_t comma = lhs.find(',', start);
-    terms.push_back(lhs.substr(start, comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
+  absl::StatusOr<graph::EinsumEquation> equation =
+      graph::ParseEinsum(ctx.node.GetString("equation", ""));
+  if (!equation.ok())
+    return NodeError(ctx, std::string(equation.status().message()));
+  const std::vector<graph::EinsumTerm>& terms = equation->inputs;
   std::vector<const graph::Tensor*> operands;
   for (size_t i = 0; i < ctx.node.inputs.size(); ++i) {
     if (ctx.input(i) != nullptr) operands.push_back(ctx.input(i));
@@ -90,17 +60,16 @@ absl::StatusOr<Cost> CountEinsum(const CountContext& ctx) {
   if (operands.empty() || terms.size() != operands.size()) {
     return NodeError(ctx, fmt::format("equation '{}' has {} terms for {} "
                                       "operands",
-                                      equation, terms.size(), operands.size()));
+                                      ctx.node.GetString("equation", ""),
+                                      terms.size(), operands.size()));
   }
   // Labels of each operand, and the size of each label (broadcast: max).
   std::vector<std::vector<Label>> labels;
   std::map<Label, double> size;
   std::map<Label, int> uses;
   for (size_t i = 0; i < operands.size(); ++i) {
-    absl::StatusOr<Term> term = ParseTerm(ctx, terms[i]);
-    if (!term.ok()) return term.status();
     absl::StatusOr<std::vector<Label>> l =
-        Expand(ctx, *term, operands[i]->dims.size());
+        Expand(ctx, terms[i], operands[i]->dims.size());
     if (!l.ok()) return l.status();
     for (size_t j = 0; j < l->size(); ++j) {
       const double d = static_cast<double>(operands[i]->dims[j]);
@@ -113,13 +82,10 @@ absl::StatusOr<Cost> CountEinsum(const CountContext& ctx) {
   // Output labels: explicit, or (implicit form) the ellipsis labels and the
   // letters used exactly once.
   std::set<Label> output;
-  if (arrow != std::string::npos) {
-    absl::StatusOr<Term> out = ParseTerm(ctx, equation.substr(arrow + 2));
-    if (!out.ok()) return out.status();
-    for (char c : out->letters) {
-      if (c != '.') output.insert(static_cast<Label>(c));
-    }
-    if (out->has_ellipsis) {
+  if (equation->output.has_value()) {
+    const graph::EinsumTerm& out = *equation->output;
+    for (char c : out.letters) output.insert(static_cast<Label>(c));
+    if (out.has_ellipsis()) {
       for (const auto& [x, unused] : size) {
         if (x >= kEllipsisBase) output.insert(x);
       }

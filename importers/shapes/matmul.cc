@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "fmt/format.h"
+#include "graph/einsum.h"
 #include "importers/shapes/registry.h"
 #include "importers/shapes/util.h"
 
@@ -56,48 +57,38 @@ absl::Status GemmShape(InferContext& ctx) {
 }
 
 absl::Status EinsumShape(InferContext& ctx) {
-  std::string eq = ctx.node().GetString("equation", "");
-  eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
-  const size_t arrow = eq.find("->");
-  const std::string lhs = eq.substr(0, arrow);
-  std::vector<std::string> terms;
-  for (size_t start = 0;;) {
-    size_t comma = lhs.find(',', start);
-    terms.push_back(lhs.substr(start, comma - start));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  if (terms.size() != ctx.num_inputs()) {
+  absl::StatusOr<graph::EinsumEquation> eq =
+      graph::ParseEinsum(ctx.node().GetString("equation", ""));
+  if (!eq.ok()) return Unresolved(std::string(eq.status().message()));
+  if (eq->inputs.size() != ctx.num_inputs()) {
     return Unresolved(
-        fmt::format("Einsum equation '{}' has {} operands, the "
-                    "node {}",
-                    eq, terms.size(), ctx.num_inputs()));
+        fmt::format("Einsum equation '{}' has {} operands, the node {}",
+                    ctx.node().GetString("equation", ""), eq->inputs.size(),
+                    ctx.num_inputs()));
   }
   std::map<char, int64_t> sizes;
   std::map<char, int> counts;
   Dims ellipsis;
-  for (size_t t = 0; t < terms.size(); ++t) {
-    const std::string& term = terms[t];
+  for (size_t t = 0; t < eq->inputs.size(); ++t) {
+    const graph::EinsumTerm& term = eq->inputs[t];
     const Dims& d = ctx.dims(t);
-    const size_t dots = term.find("...");
-    const size_t letters = term.size() - (dots == std::string::npos ? 0 : 3);
-    if (letters > d.size()) {
+    const size_t letters = term.letters.size();
+    if (letters > d.size() || (!term.has_ellipsis() && letters != d.size())) {
       return Unresolved(
-          fmt::format("Einsum term '{}' for rank {}", term, d.size()));
+          fmt::format("Einsum term '{}' for rank {}", term.letters, d.size()));
     }
     const size_t ell_rank = d.size() - letters;
     size_t dim = 0;
-    for (size_t i = 0; i < term.size(); ++i) {
-      if (term.compare(i, 3, "...") == 0) {
+    for (size_t i = 0; i <= letters; ++i) {
+      if (static_cast<int>(i) == term.ellipsis_at) {
         absl::StatusOr<Dims> b = Broadcast(
             ellipsis, Dims(d.begin() + dim, d.begin() + dim + ell_rank));
         if (!b.ok()) return b.status();
         ellipsis = *std::move(b);
         dim += ell_rank;
-        i += 2;
-        continue;
       }
-      const char c = term[i];
+      if (i == letters) break;
+      const char c = term.letters[i];
       const int64_t v = d[dim++];
       auto [it, inserted] = sizes.try_emplace(c, v);
       if (!inserted && it->second != v) {
@@ -112,20 +103,17 @@ absl::Status EinsumShape(InferContext& ctx) {
     }
   }
   Dims out;
-  if (arrow != std::string::npos) {
-    const std::string rhs = eq.substr(arrow + 2);
-    for (size_t i = 0; i < rhs.size(); ++i) {
-      if (rhs.compare(i, 3, "...") == 0) {
+  if (eq->output.has_value()) {
+    const graph::EinsumTerm& rhs = *eq->output;
+    for (size_t i = 0; i <= rhs.letters.size(); ++i) {
+      if (static_cast<int>(i) == rhs.ellipsis_at) {
         out.insert(out.end(), ellipsis.begin(), ellipsis.end());
-        i += 2;
-        continue;
       }
-      auto it = sizes.find(rhs[i]);
+      if (i == rhs.letters.size()) break;
+      auto it = sizes.find(rhs.letters[i]);
       if (it == sizes.end()) {
-        return Unresolved(
-            fmt::format("Einsum output label '{}' is not an "
-                        "input label",
-                        rhs[i]));
+        return Unresolved(fmt::format(
+            "Einsum output label '{}' is not an input label", rhs.letters[i]));
       }
       out.push_back(it->second);
     }
