@@ -139,6 +139,14 @@ TEST(Serve, MemoryAndMaxConcurrencyByHand) {
   f.in.samples = 3;
   absl::StatusOr<ServeResult> r = AnalyzeServe(f.in);
   ASSERT_TRUE(r.ok()) << r.status();
+  // TTFT is the prefill analysis at batch 4; aggregate = 4 x per request.
+  AnalyzeOptions o = f.in.options;
+  o.batch = 4;
+  absl::StatusOr<Analysis> prefill = Analyze(f.prefill, f.in.hardware, o);
+  ASSERT_TRUE(prefill.ok());
+  EXPECT_EQ(r->ttft_s, prefill->summary.latency_s);
+  EXPECT_DOUBLE_EQ(r->aggregate_output_tokens_per_s,
+                   4 * 256 / r->request_latency_s);
   const ServeMemory& m = r->memory;
   const double capacity = 85899345920.0;    // H100 SXM 80 GiB
   const double weights = 8030261248.0 * 2;  // params x bf16
