@@ -198,6 +198,7 @@ TEST(ServeCli, ErrorsAreInputErrorsNamingTheModel) {
                 &out, &err),
             2);
   EXPECT_NE(err.find("zoo:resnet50"), std::string::npos) << err;
+  EXPECT_NE(err.find("no KV cache"), std::string::npos) << err;
   for (const char* bad : {"0", "-3", "x"}) {
     EXPECT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--serve",
                    "--prompt", bad, "--generate", "4"},

@@ -127,6 +127,25 @@ absl::StatusOr<Graphs> LoadGraphs(const RunContext& ctx, int64_t prompt,
       }
     }
   }
+  if (!prefill_entry) {
+    // One model for both phases: it must take a KV cache (shapes may still
+    // be unbound here, so by name and dtype).
+    bool has_kv = false;
+    for (int t : ctx.graph.Inputs()) {
+      const graph::Tensor& in = ctx.graph.tensor(t);
+      const std::string name = absl::AsciiStrToLower(in.name);
+      has_kv |=
+          graph::IsFloating(in.dtype) && (absl::StrContains(name, "past") ||
+                                          absl::StrContains(name, "present") ||
+                                          absl::StrContains(name, "cache"));
+    }
+    if (!has_kv) {
+      return InputError(ctx,
+                        "no KV cache: --serve needs a decoder that takes its "
+                        "past keys and values as inputs (named like past, "
+                        "present or cache)");
+    }
+  }
   Graphs out;
   out.decode_name = decode_entry ? "zoo:" + decode_entry->name : ctx.model_name;
   std::string past = o.kv_dim, sequence;
