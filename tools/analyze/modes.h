@@ -52,6 +52,12 @@ void Warn(const RunContext& ctx, const std::string& text);
 // Converts between the two nlohmann flavours (the report is ordered).
 nlohmann::ordered_json Ordered(const nlohmann::json& j);
 
+// run.cc --------------------------------------------------------------------
+// Sets ctx->runtime to the profile the options select: --runtime, else
+// mlsysim with --mlsysim, else the default for ctx->hw (compiled on a GPU,
+// ort-cpu on a CPU). Errors name the unknown profile or bad file.
+absl::Status SelectRuntime(RunContext* ctx);
+
 // zoo_mode.cc ---------------------------------------------------------------
 // --list-zoo: the zoo table.
 absl::StatusOr<std::string> ListZoo();

@@ -133,6 +133,19 @@ absl::StatusOr<engine::report::JsonExtras> ReportJsonExtras(
 
 }  // namespace
 
+absl::Status SelectRuntime(RunContext* ctx) {
+  const Options& o = *ctx->options;
+  const std::string name =
+      !o.runtime.empty()
+          ? o.runtime
+          : std::string(o.mlsysim ? "mlsysim"
+                                  : zoo::DefaultRuntimeKey(ctx->hw));
+  absl::StatusOr<engine::Runtime> runtime = zoo::ResolveRuntime(name);
+  if (!runtime.ok()) return runtime.status();
+  ctx->runtime = *std::move(runtime);
+  return absl::OkStatus();
+}
+
 void Warn(const RunContext& ctx, const std::string& text) {
   if (ctx.warnings != nullptr) {
     // Printed once; a repeat only counts in the report.
@@ -225,15 +238,8 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
     }
   }
 
-  {
-    const std::string name =
-        !options.runtime.empty()
-            ? options.runtime
-            : std::string(options.mlsysim ? "mlsysim"
-                                          : zoo::DefaultRuntimeKey(ctx.hw));
-    absl::StatusOr<engine::Runtime> runtime = zoo::ResolveRuntime(name);
-    if (!runtime.ok()) return Fail(err, MessageOf(runtime.status()));
-    ctx.runtime = *std::move(runtime);
+  if (absl::Status s = SelectRuntime(&ctx); !s.ok()) {
+    return Fail(err, MessageOf(s));
   }
 
   if (absl::Status s = LoadModel(&ctx); !s.ok()) {

@@ -10,7 +10,6 @@
 #include "fmt/format.h"
 #include "graph/fmt_absl.h"
 #include "zoo/hardware_catalog.h"
-#include "zoo/runtime_catalog.h"
 
 namespace ridgeline::python {
 namespace {
@@ -75,14 +74,9 @@ absl::Status Session::Load() {
     if (!hw.ok()) return hw.status();
     if (i == 0) ctx_.hw = *std::move(hw);
   }
-  const std::string runtime_name =
-      !options_.runtime.empty()
-          ? options_.runtime
-          : std::string(options_.mlsysim ? "mlsysim"
-                                         : zoo::DefaultRuntimeKey(ctx_.hw));
-  absl::StatusOr<engine::Runtime> runtime = zoo::ResolveRuntime(runtime_name);
-  if (!runtime.ok()) return runtime.status();
-  ctx_.runtime = *std::move(runtime);
+  if (absl::Status st = tools::analyze::SelectRuntime(&ctx_); !st.ok()) {
+    return st;
+  }
 
   if (absl::Status st = tools::analyze::LoadModel(&ctx_); !st.ok()) {
     // NotFound: an unknown --zoo name, an argument; the rest is the model.
