@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "absl/container/flat_hash_map.h"
+#include "engine/report/text_table.h"
 #include "engine/timing.h"
 #include "fmt/format.h"
 
@@ -323,27 +324,28 @@ std::string FormatFit(const FitResult& fit) {
       "Fitted efficiencies per op type (least squares on the engine's "
       "max(FLOPs/(peak*e_c), bytes/(bandwidth*e_m)) + tax; '-' = not "
       "identified, '*' = clamped to [min, 1])\n");
-  out += fmt::format(
-      "  {:<20} {:>6} {:>7} {:>8} {:>8} {:>9} {:>11} {:>11} {:>11} "
-      "{:>11} {:>11}\n",
-      "op", "layers", "skipped", "e_c", "e_m", "bound c/m", "measured",
-      "pred before", "pred after", "rms before", "rms after");
   auto eff = [](const std::optional<double>& e, bool clamped) {
     return e ? fmt::format("{:.3f}{}", *e, clamped ? "*" : "")
              : std::string("-");
   };
   auto ms = [](double s) { return fmt::format("{:.3f} ms", s * 1e3); };
+  report::TextTable table;
+  table.headers = {"op",         "layers",     "skipped",  "e_c",
+                   "e_m",        "bound c/m",  "measured", "pred before",
+                   "pred after", "rms before", "rms after"};
+  table.right_align.assign(table.headers.size(), true);
+  table.right_align[0] = false;
   for (const OpTypeFit& f : fit.op_types) {
-    out += fmt::format(
-        "  {:<20} {:>6} {:>7} {:>8} {:>8} {:>9} {:>11} {:>11} {:>11} {:>11} "
-        "{:>11}\n",
-        f.op_type, f.layers_used, f.layers_skipped,
-        eff(f.fit.compute_efficiency, f.fit.compute_clamped),
-        eff(f.fit.memory_efficiency, f.fit.memory_clamped),
-        fmt::format("{}/{}", f.fit.compute_bound, f.fit.memory_bound),
-        ms(f.measured_s), ms(f.predicted_before_s), ms(f.predicted_after_s),
-        ms(f.rms_before_s), ms(f.rms_after_s));
+    table.rows.push_back(
+        {f.op_type, fmt::format("{}", f.layers_used),
+         fmt::format("{}", f.layers_skipped),
+         eff(f.fit.compute_efficiency, f.fit.compute_clamped),
+         eff(f.fit.memory_efficiency, f.fit.memory_clamped),
+         fmt::format("{}/{}", f.fit.compute_bound, f.fit.memory_bound),
+         ms(f.measured_s), ms(f.predicted_before_s), ms(f.predicted_after_s),
+         ms(f.rms_before_s), ms(f.rms_after_s)});
   }
+  out += report::RenderText(table, "  ");
   for (const std::string& note : fit.notes)
     out += fmt::format("  note: {}\n", note);
   return out;

@@ -5,14 +5,16 @@
 #include <string>
 #include <vector>
 
+#include "engine/report/text.h"
+#include "engine/report/text_table.h"
 #include "engine/what_if_format.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine {
 namespace {
 
-constexpr size_t kGroupWidth = 40;
-constexpr size_t kMembersWidth = 34;
+// The widest table line (names are elided in the middle to fit).
+constexpr size_t kMaxWidth = 160;
 
 std::string BoundChange(Bound from, Bound to) {
   if (from == to) return std::string(BoundName(to));
@@ -41,23 +43,21 @@ std::string RenderFusionText(const FusionResult& result,
       options.top > 0 ? std::min(order.size(), static_cast<size_t>(options.top))
                       : order.size();
   if (!order.empty()) {
-    out += fmt::format(
-        "{:<{}} {:<11} {:<{}} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}  "
-        "{:<18} {}\n",
-        "group", kGroupWidth, "kind", "members", kMembersWidth, "FLOPs",
-        "bytes", "fused", "latency", "fused", "saved", "bound", "roofline");
+    report::TextTable table;
+    table.headers = {"group",   "kind",  "members", "FLOPs", "bytes",   "fused",
+                     "latency", "fused", "saved",   "bound", "roofline"};
+    table.right_align = {false, false, false, true,  true, true,
+                         true,  true,  true,  false, false};
+    table.max_width = kMaxWidth;
     for (size_t i = 0; i < shown; ++i) {
       const GroupResult& g = result.groups[order[i]];
-      out += fmt::format(
-          "{:<{}} {:<11} {:<{}} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}  "
-          "{:<18} {}\n",
-          Elide(g.name, kGroupWidth), kGroupWidth, FusionKindName(g.kind),
-          Elide(MemberOps(g), kMembersWidth), kMembersWidth,
-          FormatFlops(g.flops), FormatBytes(g.bytes_unfused),
-          FormatBytes(g.bytes), FormatTime(g.latency_unfused_s),
-          FormatTime(g.latency_s), FormatTime(g.saved_s),
-          BoundChange(g.bound_unfused, g.bound),
-          BoundChange(g.roof_bound_unfused, g.roof_bound));
+      table.rows.push_back({g.name, std::string(FusionKindName(g.kind)),
+                            MemberOps(g), FormatFlops(g.flops),
+                            FormatBytes(g.bytes_unfused), FormatBytes(g.bytes),
+                            FormatTime(g.latency_unfused_s),
+                            FormatTime(g.latency_s), FormatTime(g.saved_s),
+                            BoundChange(g.bound_unfused, g.bound),
+                            BoundChange(g.roof_bound_unfused, g.roof_bound)});
     }
     if (shown < order.size()) {
       double flops = 0, bytes_unfused = 0, bytes = 0, before = 0, after = 0,
@@ -71,13 +71,12 @@ std::string RenderFusionText(const FusionResult& result,
         after += g.latency_s;
         saved += g.saved_s;
       }
-      out += fmt::format(
-          "{:<{}} {:<11} {:<{}} {:>11} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
-          fmt::format("other ({} groups)", order.size() - shown), kGroupWidth,
-          "", "", kMembersWidth, FormatFlops(flops), FormatBytes(bytes_unfused),
-          FormatBytes(bytes), FormatTime(before), FormatTime(after),
-          FormatTime(saved));
+      table.rows.push_back(
+          {fmt::format("other ({} groups)", order.size() - shown), "", "",
+           FormatFlops(flops), FormatBytes(bytes_unfused), FormatBytes(bytes),
+           FormatTime(before), FormatTime(after), FormatTime(saved), "", ""});
     }
+    out += report::RenderText(table);
   }
   out += fmt::format(
       "\nlatency  unfused {}  fused {}  saved {}  speed-up {} (dispatch tax "
@@ -116,9 +115,11 @@ std::string RenderFusionText(const FusionResult& result,
       for (const BoundFlip& lf : result.layer_flips) {
         if (lf.group == f.group) layers.push_back(lf.layer);
       }
-      out += fmt::format("  {} ({} -> {}){}{}\n", f.group, BoundName(f.from),
-                         BoundName(f.to), layers.empty() ? "" : ": ",
-                         fmt::join(layers, ", "));
+      for (std::string& layer : layers) layer = report::EscapeControl(layer);
+      out +=
+          fmt::format("  {} ({} -> {}){}{}\n", report::EscapeControl(f.group),
+                      BoundName(f.from), BoundName(f.to),
+                      layers.empty() ? "" : ": ", fmt::join(layers, ", "));
     }
     if (result.group_flips.size() > max_listed) {
       out += fmt::format("  ... {} more\n",

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "engine/report/text.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine {
@@ -17,8 +18,7 @@ constexpr std::string_view kConventions =
 
 // Keeps the end of long names, which holds the op ("...layer4.2/conv3/Conv").
 std::string Fit(const std::string& name, size_t width) {
-  if (name.size() <= width) return name;
-  return "..." + name.substr(name.size() - (width - 3));
+  return report::ElideMiddle(report::EscapeControl(name), width);
 }
 
 std::string Ratio(double r) {

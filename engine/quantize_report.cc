@@ -5,13 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "engine/report/text_table.h"
 #include "engine/what_if_format.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine {
 namespace {
 
-constexpr size_t kNameWidth = 44;
+// The widest table line (names are elided in the middle to fit).
+constexpr size_t kMaxWidth = 160;
 
 std::string Ratio(double before, double after) {
   if (!(after > 0)) return "n/a";
@@ -49,20 +51,20 @@ std::string RenderQuantizeText(const QuantizeResult& result,
   const size_t shown =
       options.top > 0 ? std::min(order.size(), static_cast<size_t>(options.top))
                       : order.size();
-  out += fmt::format("{:<{}} {:<14} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n",
-                     "layer", kNameWidth, "op", "bytes", "after", "latency",
-                     "after", "saved", "bound");
+  report::TextTable table;
+  table.headers = {"layer",   "op",    "bytes", "after",
+                   "latency", "after", "saved", "bound"};
+  table.right_align = {false, false, true, true, true, true, true, false};
+  table.max_width = kMaxWidth;
   for (size_t i = 0; i < shown; ++i) {
     const QuantizedLayer& l = result.layers[order[i]];
-    out += fmt::format("{:<{}} {:<14} {:>10} {:>10} {:>10} {:>10} {:>10}  {}\n",
-                       Elide(l.name, kNameWidth), kNameWidth,
-                       Elide(l.op_type, 14), FormatBytes(l.bytes_before),
-                       FormatBytes(l.bytes), FormatTime(l.latency_before_s),
-                       FormatTime(l.latency_s), FormatTime(l.saved_s),
-                       l.bound_before == l.bound
-                           ? std::string(BoundName(l.bound))
-                           : fmt::format("{}->{}", BoundName(l.bound_before),
-                                         BoundName(l.bound)));
+    table.rows.push_back({l.name, l.op_type, FormatBytes(l.bytes_before),
+                          FormatBytes(l.bytes), FormatTime(l.latency_before_s),
+                          FormatTime(l.latency_s), FormatTime(l.saved_s),
+                          l.bound_before == l.bound
+                              ? std::string(BoundName(l.bound))
+                              : fmt::format("{}->{}", BoundName(l.bound_before),
+                                            BoundName(l.bound))});
   }
   if (shown < order.size()) {
     double bytes_before = 0, bytes = 0, before = 0, after = 0;
@@ -73,12 +75,12 @@ std::string RenderQuantizeText(const QuantizeResult& result,
       before += l.latency_before_s;
       after += l.latency_s;
     }
-    out += fmt::format("{:<{}} {:<14} {:>10} {:>10} {:>10} {:>10} {:>10}\n",
-                       fmt::format("other ({} layers)", order.size() - shown),
-                       kNameWidth, "", FormatBytes(bytes_before),
-                       FormatBytes(bytes), FormatTime(before),
-                       FormatTime(after), FormatTime(before - after));
+    table.rows.push_back(
+        {fmt::format("other ({} layers)", order.size() - shown), "",
+         FormatBytes(bytes_before), FormatBytes(bytes), FormatTime(before),
+         FormatTime(after), FormatTime(before - after), ""});
   }
+  out += report::RenderText(table);
   out += fmt::format(
       "\nlatency         as stored {}  quantized {}  speed-up {} (dispatch "
       "tax included in both)\n",

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "engine/report/text_table.h"
 #include "engine/report/units.h"
 #include "fmt/format.h"
 #include "graph/fmt_absl.h"
@@ -537,7 +538,7 @@ std::string FormatSweep(const SweepResult& r) {
   using report::FormatSeconds;
   const bool by_batch = r.axis == SweepSpec::Axis::kBatch;
   const bool whole = !r.points.empty() && r.points.front().whole_model;
-  std::vector<std::vector<std::string>> rows;
+  report::TextTable table;
   std::vector<std::string> header = {by_batch ? "batch" : "hardware", "latency",
                                      "throughput", "bound", "MFU"};
   if (whole) {
@@ -547,7 +548,9 @@ std::string FormatSweep(const SweepResult& r) {
       header.push_back(fmt::format("{} ({})", h, m));
     }
   }
-  rows.push_back(header);
+  table.right_align.assign(header.size(), true);
+  table.right_align[0] = false;
+  table.headers = std::move(header);
   for (const SweepPoint& p : r.points) {
     std::vector<std::string> row = {
         by_batch ? fmt::format("{}", p.batch) : p.hardware,
@@ -561,22 +564,9 @@ std::string FormatSweep(const SweepResult& r) {
       row.push_back(std::string(BoundName(w.bound)));
       row.push_back(FormatPercent(w.mfu));
     }
-    rows.push_back(std::move(row));
+    table.rows.push_back(std::move(row));
   }
-  std::vector<size_t> widths(header.size(), 0);
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size() && i < widths.size(); ++i) {
-      widths[i] = std::max(widths[i], row[i].size());
-    }
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) {
-      out += i == 0 ? fmt::format("{:<{}}", row[i], widths[i])
-                    : fmt::format("  {:>{}}", row[i], widths[i]);
-    }
-    out += "\n";
-  }
+  std::string out = report::RenderText(table);
   auto flip_line = [&](std::optional<size_t> flip, bool whole_model,
                        std::string_view what) {
     if (!flip) {

@@ -1,6 +1,7 @@
-// Number formatting shared by the what-if renderers (fusion, quantization,
-// --what-if tables): three significant digits with an SI prefix; bytes in
-// decimal units (1 MB = 10^6 B) like the vendors' bandwidth figures.
+// Number formatting of the what-if renderers (fusion, quantization,
+// --what-if tables), delegating to the report layer's units module
+// (engine/report/units.h): three significant digits with an SI prefix; bytes
+// in decimal units (1 MB = 10^6 B) like the vendors' bandwidth figures.
 #ifndef RIDGELINE_ENGINE_WHAT_IF_FORMAT_H_
 #define RIDGELINE_ENGINE_WHAT_IF_FORMAT_H_
 
@@ -17,8 +18,6 @@ std::string FormatBytes(double bytes);
 std::string FormatFlops(double flops);
 // "1.23x".
 std::string FormatSpeedup(double speedup);
-// `text` cut to `width` characters with a leading "..." when longer.
-std::string Elide(std::string_view text, size_t width);
 
 }  // namespace ridgeline::engine
 

@@ -258,6 +258,36 @@ TEST(CliFeatures, MeasuredTextAndFitWritesAReadableDevice) {
   EXPECT_EQ(RunCli({kSmallCnn, "--hw-file", fitted}).code, 0);
 }
 
+// The fixture trace holds 4 runs of ONNX Runtime (tests/profiles: the
+// first one carries the warm-up: allocations, lazy initialization).
+TEST(CliFeatures, SkipRunsLeavesWarmUpRunsOutOfTheMeans) {
+  if (!std::filesystem::exists(kProfile)) GTEST_SKIP() << kProfile;
+  const auto measured = [](const std::string& skip) {
+    const Result r =
+        RunCli({kSmallCnn, "--hw", "epyc-9654", "--measured", kProfile,
+                "--skip-runs", skip, "--format", "json"});
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["measured"];
+  };
+  const nlohmann::json all = measured("0");
+  const nlohmann::json warm = measured("1");
+  EXPECT_EQ(all["runs"], 4);
+  EXPECT_EQ(warm["runs"], 3);
+  // Without the warm-up run the mean run is faster.
+  EXPECT_LT(warm["measured_s"].get<double>(), all["measured_s"].get<double>());
+  // Skipping every run leaves nothing to measure: an input error naming the
+  // profile; without --measured the flag is a usage error.
+  const Result none = RunCli({kSmallCnn, "--hw", "epyc-9654", "--measured",
+                              kProfile, "--skip-runs", "4"});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_TRUE(Contains(none.err, kProfile)) << none.err;
+  EXPECT_EQ(RunCli({kSmallCnn, "--hw", "h100", "--skip-runs", "1"}).code, 1);
+  EXPECT_EQ(RunCli({kSmallCnn, "--hw", "h100", "--measured", kProfile,
+                    "--skip-runs", "-1"})
+                .code,
+            1);
+}
+
 TEST(CliFeatures, FitNeedsMeasuredAndFitOut) {
   EXPECT_EQ(RunCli({kSmallCnn, "--hw", "h100", "--fit"}).code, 1);
   EXPECT_EQ(

@@ -18,8 +18,8 @@ namespace ridgeline::tools::analyze {
 namespace {
 
 absl::StatusOr<engine::Comparison> Compare(const RunContext& ctx) {
-  absl::StatusOr<graph::MeasuredProfile> profile =
-      importers::ReadProfile(ctx.options->measured_path);
+  absl::StatusOr<graph::MeasuredProfile> profile = importers::ReadProfile(
+      ctx.options->measured_path, {.skip_runs = ctx.options->skip_runs});
   if (!profile.ok()) return profile.status();
   absl::StatusOr<engine::Comparison> c =
       engine::CompareWithProfile(ctx.graph, ctx.analysis, *profile, {});

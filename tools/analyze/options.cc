@@ -199,6 +199,13 @@ absl::Status ApplyDispatchTax(Options& o, std::string_view v) {
   return absl::OkStatus();
 }
 
+absl::Status ApplySkipRuns(Options& o, std::string_view v) {
+  std::optional<int64_t> n = ParseInt(v);
+  if (!n || *n < 0) return Bad("--skip-runs", v, "an integer >= 0");
+  o.skip_runs = *n;
+  return absl::OkStatus();
+}
+
 absl::Status ApplyTop(Options& o, std::string_view v) {
   std::optional<int64_t> n = ParseInt(v);
   if (!n || *n < 1 || *n > 1000000) return Bad("--top", v, "an integer >= 1");
@@ -417,6 +424,10 @@ constexpr Flag kFlags[] = {
        o.measured_path = std::string(v);
        return absl::OkStatus();
      }},
+    {"--skip-runs", "N",
+     "with --measured: leave the profile's first N runs (warm-up) out of the "
+     "per-run means (default 0)",
+     ApplySkipRuns},
     {"--fit", "",
      "with --measured and --fit-out: fit per-op-type efficiencies to the "
      "profile",
@@ -579,6 +590,10 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
         "FILE.json");
   }
   if (o.mlsysim) o.whole_model = true;
+  if (o.skip_runs > 0 && o.measured_path.empty()) {
+    return absl::InvalidArgumentError(
+        "--skip-runs needs --measured PROFILE.json");
+  }
   if (o.fit && o.measured_path.empty()) {
     return absl::InvalidArgumentError("--fit needs --measured PROFILE.json");
   }

@@ -68,6 +68,7 @@ struct Options {
   bool fit = false;           // --fit
   std::string fit_out;        // --fit-out FILE.json
   // Serving (serve_mode.cc). The numbers are kept as typed and checked by
+  int64_t skip_runs = 0;      // --skip-runs N: warm-up runs left out
   // the mode, so a bad value is an input error (exit 2) naming the model.
   bool serve = false;       // --serve
   std::string prompt;       // --prompt N
