@@ -493,6 +493,33 @@ TEST(FieldModels, ControlCharactersInNamesAreEscaped) {
   }
 }
 
+// The what-if tables (fusion groups named after their layers, quantized
+// layers, the bound-flip list) print model text too.
+TEST(FieldModels, ControlCharactersInWhatIfTablesAreEscaped) {
+  OnnxBuilder b("hostile", 17);
+  b.Input("x", kF32, {int64_t{64}, int64_t{256}});
+  b.FloatInitializer("W", {256, 256}, std::vector<float>(256 * 256, 0.5f));
+  const std::string y = b.Node("MatMul", {"x", "W"});
+  b.graph().mutable_node(0)->set_name("evil\x1b[2J\nforged line");
+  b.Output(b.Node("Relu", {y}));
+  const std::string path = WriteModel("hostile_whatif.onnx", b.Serialize());
+  for (const std::vector<std::string>& mode :
+       {std::vector<std::string>{"--fuse", "all"},
+        std::vector<std::string>{"--weights", "int8"},
+        std::vector<std::string>{"--what-if"}}) {
+    std::vector<std::string> args = {path, "--hw", "h100"};
+    args.insert(args.end(), mode.begin(), mode.end());
+    const Result r = RunCli(args);
+    ASSERT_EQ(r.code, 0) << mode[0] << r.err;
+    EXPECT_FALSE(Contains(r.out, "\x1b")) << mode[0] << r.out;
+    EXPECT_FALSE(Contains(r.out, "\nforged line")) << mode[0] << r.out;
+    if (mode[0] != "--what-if") {  // its table lists scenarios, not layers
+      EXPECT_TRUE(Contains(r.out, "evil\\x1b[2J\\nforged line"))
+          << mode[0] << r.out;
+    }
+  }
+}
+
 TEST(FieldModels, InvalidUtf8NamesNeverAbortAnyFormat) {
   // Names are bytes in the protobuf; a model can hold any. The JSON writer
   // (nlohmann, strict by default) threw type_error 316 and aborted.
