@@ -7,6 +7,7 @@
 #include "fmt/format.h"
 #include "graph/fmt_absl.h"
 #include "importers/shapes/schema_check.h"
+#include "importers/shapes/schema_facts.h"
 #include "onnx/defs/schema.h"
 #include "onnx/defs/shape_inference.h"
 
@@ -172,18 +173,20 @@ absl::Status InferWithOnnxSchema(InferContext& ctx) {
       fmt::format("no shape function for {}:{}", shown_domain, node.op_type);
   if (ctx.proto() == nullptr) return Unresolved(missing);
   const int opset = node.opset > 0 ? static_cast<int>(node.opset) : 1;
-  const onnx::OpSchema* schema =
-      onnx::OpSchemaRegistry::Schema(node.op_type, opset, node.domain);
-  if (schema == nullptr || !schema->has_type_and_shape_inference_function()) {
-    return Unresolved(missing);
-  }
+  // The table first: libonnx's registry is built (on first use) only when
+  // its inference function will run.
+  const OpFacts* facts = FindOpFacts(node.op_type, opset, node.domain);
+  if (facts == nullptr || !facts->has_inference) return Unresolved(missing);
   // At opsets newer than libonnx knows, the schema found is an older one
   // the node need not conform to: its shape is then unknown, not an error.
-  if (absl::Status conforms = CheckAgainstOpSchema(*schema, node, ctx.proto());
+  if (absl::Status conforms = CheckAgainstOpSchema(*facts, node, ctx.proto());
       !conforms.ok()) {
     return Unresolved(
         fmt::format("ONNX shape inference not run: {}", conforms.message()));
   }
+  const onnx::OpSchema* schema =
+      onnx::OpSchemaRegistry::Schema(node.op_type, opset, node.domain);
+  if (schema == nullptr) return Unresolved(missing);
   NodeInferenceContext onnx_ctx(ctx);
   try {
     schema->GetTypeAndShapeInferenceFunction()(onnx_ctx);

@@ -2,10 +2,11 @@
 
 #include <cstddef>
 #include <limits>
+#include <optional>
+#include <span>
 #include <string>
 
 #include "fmt/format.h"
-#include "onnx/defs/schema.h"
 
 namespace ridgeline::importers::shapes {
 namespace {
@@ -34,49 +35,42 @@ absl::Status CheckAgainstSchema(const graph::Node& node,
   // Debian's libonnx (1.12) knows opsets up to 17; at a newer opset its
   // latest schema may be the wrong one (ReduceMean-18 moved axes to an
   // input), and our own shape functions judge such nodes.
-  const auto& versions =
-      onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  const auto known = versions.find(node.domain);
-  if (known == versions.end() || opset > known->second.second) {
-    return absl::OkStatus();
-  }
-  const onnx::OpSchema* schema =
-      onnx::OpSchemaRegistry::Schema(node.op_type, opset, node.domain);
+  const std::optional<int> newest = MaxKnownOpset(node.domain);
+  if (!newest.has_value() || opset > *newest) return absl::OkStatus();
+  const OpFacts* schema = FindOpFacts(node.op_type, opset, node.domain);
   if (schema == nullptr) return absl::OkStatus();
   return CheckAgainstOpSchema(*schema, node, proto);
 }
 
-absl::Status CheckAgainstOpSchema(const onnx::OpSchema& schema_ref,
+absl::Status CheckAgainstOpSchema(const OpFacts& schema,
                                   const graph::Node& node,
                                   const onnx::NodeProto* proto) {
-  const onnx::OpSchema* schema = &schema_ref;
   const std::string op =
-      fmt::format("{}-{}", node.op_type, schema->SinceVersion());
+      fmt::format("{}-{}", node.op_type, schema.since_version);
   const size_t n_in = node.inputs.size();
   const size_t n_out = node.outputs.size();
-  if (n_in < static_cast<size_t>(schema->min_input()) ||
-      n_in > static_cast<size_t>(schema->max_input())) {
+  if (n_in < static_cast<size_t>(schema.min_input) ||
+      n_in > static_cast<size_t>(schema.max_input)) {
     return absl::InvalidArgumentError(
         fmt::format("has {}; {} takes {}", Plural(n_in, "input"), op,
-                    Range(schema->min_input(), schema->max_input())));
+                    Range(schema.min_input, schema.max_input)));
   }
-  if (n_out < static_cast<size_t>(schema->min_output()) ||
-      n_out > static_cast<size_t>(schema->max_output())) {
+  if (n_out < static_cast<size_t>(schema.min_output) ||
+      n_out > static_cast<size_t>(schema.max_output)) {
     return absl::InvalidArgumentError(
         fmt::format("has {}; {} produces {}", Plural(n_out, "output"), op,
-                    Range(schema->min_output(), schema->max_output())));
+                    Range(schema.min_output, schema.max_output)));
   }
-  const auto& formals = schema->inputs();
+  const std::span<const FormalInput> formals = schema.inputs;
   for (size_t i = 0; i < n_in && i < formals.size(); ++i) {
-    if (formals[i].GetOption() == onnx::OpSchema::Single &&
-        node.inputs[i] < 0) {
+    if (formals[i].single && node.inputs[i] < 0) {
       return absl::InvalidArgumentError(
           fmt::format("input {} ('{}') of {} is required but empty", i,
-                      formals[i].GetName(), op));
+                      formals[i].name, op));
     }
   }
-  for (const auto& [name, attr] : schema->attributes()) {
-    if (!attr.required) continue;
+  for (const RequiredAttribute& attr : schema.required_attributes) {
+    const std::string name(attr.name);
     if (proto == nullptr) {
       if (attr.type != onnx::AttributeProto::GRAPH &&
           attr.type != onnx::AttributeProto::GRAPHS &&
@@ -91,10 +85,11 @@ absl::Status CheckAgainstOpSchema(const onnx::OpSchema& schema_ref,
     }
     if (found == nullptr) return MissingAttribute(name, op);
     if (found->has_type() && found->type() != attr.type) {
-      return absl::InvalidArgumentError(
-          fmt::format("attribute '{}' of {} is a {}, not a {}", name, op,
-                      onnx::AttributeProto::AttributeType_Name(found->type()),
-                      onnx::AttributeProto::AttributeType_Name(attr.type)));
+      return absl::InvalidArgumentError(fmt::format(
+          "attribute '{}' of {} is a {}, not a {}", name, op,
+          onnx::AttributeProto::AttributeType_Name(found->type()),
+          onnx::AttributeProto::AttributeType_Name(
+              static_cast<onnx::AttributeProto::AttributeType>(attr.type))));
     }
     if (attr.type == onnx::AttributeProto::GRAPH && !found->has_g()) {
       return absl::InvalidArgumentError(

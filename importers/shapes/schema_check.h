@@ -6,7 +6,7 @@
 
 #include "absl/status/status.h"
 #include "graph/graph.h"
-#include "onnx/defs/schema.h"
+#include "importers/shapes/schema_facts.h"
 #include "onnx/onnx_pb.h"
 
 namespace ridgeline::importers::shapes {
@@ -25,7 +25,7 @@ absl::Status CheckAgainstSchema(const graph::Node& node,
 // handing a node to that schema's own inference function, which trusts that
 // its inputs and required attributes are there (libonnx's Scan inference
 // dereferences a missing 'num_scan_inputs').
-absl::Status CheckAgainstOpSchema(const onnx::OpSchema& schema,
+absl::Status CheckAgainstOpSchema(const OpFacts& schema,
                                   const graph::Node& node,
                                   const onnx::NodeProto* proto);
 
