@@ -125,10 +125,13 @@ TEST(CommittedZoo, HasEveryEntryWithMetadata) {
   const std::vector<ModelEntry>& zoo = testing::SourceZoo();
   std::vector<std::string> names;
   for (const ModelEntry& e : zoo) names.push_back(e.name);
-  EXPECT_THAT(names, ElementsAre("bert-base", "efficientnet_b0", "gpt2",
-                                 "llama-2-7b-decode", "llama-2-7b-prefill",
-                                 "llama-3.1-8b-decode", "llama-3.1-8b-prefill",
-                                 "mobilenet_v2", "resnet50", "vit_b_16"));
+  EXPECT_THAT(names,
+              ElementsAre("bert-base", "efficientnet_b0", "gpt2",
+                          "llama-2-7b-decode", "llama-2-7b-prefill",
+                          "llama-3.1-405b-decode", "llama-3.1-405b-prefill",
+                          "llama-3.1-70b-decode", "llama-3.1-70b-prefill",
+                          "llama-3.1-8b-decode", "llama-3.1-8b-prefill",
+                          "mobilenet_v2", "resnet50", "vit_b_16"));
   for (const ModelEntry& e : zoo) {
     SCOPED_TRACE(e.name);
     EXPECT_FALSE(e.description.empty());
@@ -138,8 +141,11 @@ TEST(CommittedZoo, HasEveryEntryWithMetadata) {
     EXPECT_FALSE(e.default_dims.empty());
     EXPECT_EQ(e.default_dims.front().first, "batch");
     // Weightless: a few hundred kB at most (ResNet-50's weights alone are
-    // 102 MB at fp32).
-    EXPECT_LT(e.onnx.size(), 1u << 20);
+    // 102 MB at fp32); the 70B and 405B graphs are 80 and 126 layers of
+    // about 23 kB each.
+    const bool big = e.name.find("-70b-") != std::string::npos ||
+                     e.name.find("-405b-") != std::string::npos;
+    EXPECT_LT(e.onnx.size(), big ? 4u << 20 : 1u << 20);
   }
   // mlsysim's layer counts (0.1.x registry): ResNet-50 50, MobileNetV2 54,
   // Llama-3.1-8B 32, BERT-base 12.
@@ -167,6 +173,13 @@ TEST(CommittedZoo, ParameterCountsFromTheConfigs) {
   // 525,336,576. Total 8,030,261,248.
   EXPECT_EQ(FindModel(zoo, "llama-3.1-8b-decode")->params, 8030261248);
   EXPECT_EQ(FindModel(zoo, "llama-3.1-8b-prefill")->params, 8030261248);
+  // Counted by hand from the config.json files (tools/trace_zoo.py):
+  // 70B = 2 x 1,050,673,152 (embedding, LM head) + 80 x 855,654,400 + 8,192;
+  // 405B = 2 x 2,101,346,304 + 126 x 3,187,703,808 + 16,384.
+  EXPECT_EQ(FindModel(zoo, "llama-3.1-70b-decode")->params, 70553706496);
+  EXPECT_EQ(FindModel(zoo, "llama-3.1-70b-prefill")->params, 70553706496);
+  EXPECT_EQ(FindModel(zoo, "llama-3.1-405b-decode")->params, 405853388800);
+  EXPECT_EQ(FindModel(zoo, "llama-3.1-405b-prefill")->params, 405853388800);
   // BERT-base: embeddings 30522*768 + 512*768 + 2*768 + LN 2*768 =
   // 23,837,184; per layer 4*(768^2+768) + 768*3072+3072 + 3072*768+768 +
   // 2 LN 2*1536 = 7,087,872, x12 = 85,054,464; pooler 768^2+768 = 590,592.
@@ -187,7 +200,9 @@ TEST(CommittedZoo, FormatModelListShowsEveryEntry) {
   std::string list = FormatModelList(testing::SourceZoo());
   EXPECT_THAT(list, HasSubstr("llama-3.1-8b-decode"));
   EXPECT_THAT(list, HasSubstr("past_sequence=2048"));
-  EXPECT_THAT(list, HasSubstr("10 models"));
+  EXPECT_THAT(list, HasSubstr("llama-3.1-70b-decode"));
+  EXPECT_THAT(list, HasSubstr("llama-3.1-405b-prefill"));
+  EXPECT_THAT(list, HasSubstr("14 models"));
 }
 
 // The embedded zoo (zoo/CMakeLists.txt compiles zoo/models/ into the

@@ -56,7 +56,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values("resnet50", "mobilenet_v2", "efficientnet_b0", "vit_b_16",
                       "bert-base", "gpt2", "llama-3.1-8b-prefill",
                       "llama-3.1-8b-decode", "llama-2-7b-prefill",
-                      "llama-2-7b-decode"),
+                      "llama-2-7b-decode", "llama-3.1-70b-prefill",
+                      "llama-3.1-70b-decode", "llama-3.1-405b-prefill",
+                      "llama-3.1-405b-decode"),
     [](const ::testing::TestParamInfo<std::string>& info) {
       std::string name = info.param;
       for (char& c : name) {

@@ -42,6 +42,7 @@ with its own config (multi-head attention, no rotary scaling) and asserts
 """
 import argparse
 import collections
+import contextlib
 import copy
 import hashlib
 import json
@@ -86,8 +87,46 @@ class Linear(nn.Module):
     self.bias = nn.Parameter(torch.empty(n_out)) if bias else None
 
   def forward(self, x):
-    y = torch.matmul(x, self.weight)
+    y = (LazyMatMul.apply(x, self.weight) if LAZY_MATMUL else
+         torch.matmul(x, self.weight))
     return y if self.bias is None else y + self.bias
+
+
+# The 70B and 405B traces: a weight MatMul whose forward only makes a zero
+# output of the right shape (the weights are stride-0 views; torch.matmul
+# would copy each into a dense temporary) and exports as the same ONNX
+# MatMul node.
+LAZY_MATMUL = False
+
+
+class LazyMatMul(torch.autograd.Function):
+  @staticmethod
+  def forward(ctx, x, w):
+    return x.new_zeros(x.shape[:-1] + (w.shape[-1],))
+
+  @staticmethod
+  def symbolic(g, x, w):
+    return g.op("MatMul", x, w)
+
+
+@contextlib.contextmanager
+def no_weight_clones():
+  """torch.onnx's tracer clones every parameter (to return the inputs it
+  was traced with, which the export does not use); a clone of a stride-0
+  view is dense: 42 GB for two 405B layers. Inside this block a clone of a
+  stride-0 tensor returns the tensor itself."""
+  clone = torch.Tensor.clone
+
+  def lazy_clone(t, *args, **kwargs):
+    if t.dim() > 0 and 0 in t.stride():
+      return t
+    return clone(t, *args, **kwargs)
+
+  torch.Tensor.clone = lazy_clone
+  try:
+    yield
+  finally:
+    torch.Tensor.clone = clone
 
 
 class Embedding(nn.Module):
@@ -306,6 +345,66 @@ class Llama2Config:
       "mlsysim_params": 7e9,
       "mlsysim_inference_flops_per_token": 14e9,
       "mlsysim_source": ("mlsysim dev YAML registry Llama2_7B "
+                         "(language.yaml @087dd538); not in the 0.1.x "
+                         "registry"),
+  }
+
+
+# ---- Llama-3.1-70B and -405B (Meta, July 2024): the 8B's architecture at
+# the widths of their config.json files; rotary and norms as the 8B. ----
+class Llama70Config(LlamaConfig):
+  label = "Llama-3.1-70B"
+  lazy_matmul = True  # see LazyMatMul
+  hidden = 8192
+  layers = 80
+  heads = 64
+  kv_heads = 8
+  head_dim = 128
+  ffn = 28672
+  # embedding 128256*8192 = 1,050,673,152; per layer q,o 2*8192^2 =
+  # 134,217,728 + k,v 2*8192*1024 = 16,777,216 + gate/up/down 3*8192*28672 =
+  # 704,643,072 + 2 norms 16,384, together 855,654,400; 80 layers
+  # 68,452,352,000; final norm 8,192; LM head 1,050,673,152. Total
+  # 70,553,706,496.
+  params = 70553706496
+  reference = {
+      "params": params,
+      "source": ("meta-llama/Llama-3.1-70B config.json (80 layers, hidden "
+                 "8192, 64 heads, 8 KV heads, FFN 28672, vocab 128256); "
+                 "70,553,706,496 counted from the config (embedding "
+                 "1,050,673,152 + 80 x 855,654,400 + norm 8,192 + LM head "
+                 "1,050,673,152)"),
+      # mlsysim 0.1.x Language.Llama3_70B (shared/reference/mlsysim.md 2.1).
+      "mlsysim_params": 70.6e9,
+      "mlsysim_inference_flops_per_token": 141.2e9,
+  }
+
+
+class Llama405Config(LlamaConfig):
+  label = "Llama-3.1-405B"
+  lazy_matmul = True
+  hidden = 16384
+  layers = 126
+  heads = 128
+  kv_heads = 8
+  head_dim = 128
+  ffn = 53248
+  # embedding 128256*16384 = 2,101,346,304; per layer q,o 2*16384^2 =
+  # 536,870,912 + k,v 2*16384*1024 = 33,554,432 + gate/up/down
+  # 3*16384*53248 = 2,617,245,696 + 2 norms 32,768, together 3,187,703,808;
+  # 126 layers 401,650,679,808; final norm 16,384; LM head 2,101,346,304.
+  # Total 405,853,388,800.
+  params = 405853388800
+  reference = {
+      "params": params,
+      "source": ("meta-llama/Llama-3.1-405B config.json (126 layers, hidden "
+                 "16384, 128 heads, 8 KV heads, FFN 53248, vocab 128256); "
+                 "405,853,388,800 counted from the config (embedding "
+                 "2,101,346,304 + 126 x 3,187,703,808 + norm 16,384 + LM "
+                 "head 2,101,346,304)"),
+      "mlsysim_params": 405e9,
+      "mlsysim_inference_flops_per_token": 8.1e11,
+      "mlsysim_source": ("mlsysim dev YAML registry Llama3_405B "
                          "(language.yaml @087dd538); not in the 0.1.x "
                          "registry"),
   }
@@ -546,6 +645,30 @@ ENTRIES = [
           description="Llama-3.1-8B decode: 1 new token with a KV cache of "
           "2048 past tokens",
           mlsysim={"class": "transformer", "layers": 32,
+                   "tokens": "sequence"}),
+    entry("llama-3.1-70b-prefill", kind="llama", phase="prefill",
+          config=Llama70Config,
+          description="Llama-3.1-70B prefill: 2048 prompt tokens, no past, "
+          "returns the KV cache and the last token's logits",
+          mlsysim={"class": "transformer", "layers": 80,
+                   "tokens": "sequence"}),
+    entry("llama-3.1-70b-decode", kind="llama", phase="decode",
+          config=Llama70Config,
+          description="Llama-3.1-70B decode: 1 new token with a KV cache of "
+          "2048 past tokens",
+          mlsysim={"class": "transformer", "layers": 80,
+                   "tokens": "sequence"}),
+    entry("llama-3.1-405b-prefill", kind="llama", phase="prefill",
+          config=Llama405Config,
+          description="Llama-3.1-405B prefill: 2048 prompt tokens, no past, "
+          "returns the KV cache and the last token's logits",
+          mlsysim={"class": "transformer", "layers": 126,
+                   "tokens": "sequence"}),
+    entry("llama-3.1-405b-decode", kind="llama", phase="decode",
+          config=Llama405Config,
+          description="Llama-3.1-405B decode: 1 new token with a KV cache of "
+          "2048 past tokens",
+          mlsysim={"class": "transformer", "layers": 126,
                    "tokens": "sequence"}),
     entry("llama-2-7b-prefill", kind="llama", phase="prefill",
           config=Llama2Config,
@@ -1028,9 +1151,13 @@ def trace_llama(e, tmp):
       out_names.append(f"present.{i}.{kv}")
       dyn[out_names[-1]] = {0: "batch", 2: "present_sequence" if decode
                             else "sequence"}
-  with torch.no_grad():
+  global LAZY_MATMUL
+  LAZY_MATMUL = getattr(c, "lazy_matmul", False)
+  with torch.no_grad(), (no_weight_clones() if LAZY_MATMUL else
+                         contextlib.nullcontext()):
     export(model, tuple(args), path, in_names, out_names, dyn,
            export_params=False)
+  LAZY_MATMUL = False
   del model
   m = load_exported(path)
   weights_to_initializers(m, set(names))
@@ -1053,9 +1180,10 @@ def trace_llama(e, tmp):
                  f"{OPSET}, export_params=False)"),
       "traced_layers": traced,
       "repeated_to": c.layers,
-      "surgery": ("traced at full width with 2 decoder layers (32 layers of "
-                  "fp32 weights do not fit this machine's memory), then "
-                  "layer 1 was cloned to layers 2..31 with renamed tensors "
+      "surgery": (f"traced at full width with 2 decoder layers ({c.layers} "
+                  "layers of fp32 weights do not fit this machine's memory), "
+                  f"then layer 1 was cloned to layers 2..{c.layers - 1} with "
+                  "renamed tensors "
                   "and rewired by tools/trace_zoo.py; the script checks that "
                   "cloning layer 0 reproduces the traced layer 1 exactly"),
       "inputs": ({"input_ids": ["batch", "sequence"],
