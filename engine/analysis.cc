@@ -253,6 +253,97 @@ std::string_view BoundName(Bound bound) {
   return "none";
 }
 
+void TimeKernels(Analysis* analysis) {
+  Summary& summary = analysis->summary;
+  const Pricing& pricing = analysis->pricing;
+  summary.macs = summary.flops = summary.bytes = 0;
+  for (const LayerResult& layer : analysis->layers) {
+    if (layer.skipped || layer.message_bytes > 0) continue;
+    summary.macs += layer.cost.macs;
+    summary.flops += layer.flops;
+    summary.bytes += layer.bytes;
+  }
+  for (LayerResult& m : analysis->layers) {
+    m.t_compute_s = m.t_memory_s = m.t_overhead_s = m.latency_s = 0;
+    m.regime = Regime::kNone;
+    m.bound = Bound::kNone;
+    m.overhead_dominated = false;
+  }
+  summary.compute_bound_layers = summary.memory_bound_layers = 0;
+  summary.overhead_bound_layers = 0;
+  summary.compute_bound_time_s = summary.memory_bound_time_s = 0;
+  summary.overhead_bound_time_s = 0;
+  summary.overhead_s = 0;
+  summary.bound = Bound::kNone;
+  double kernel_time = 0;
+  for (KernelResult& k : analysis->kernels) {
+    k.time = TimeKernel(k.work, pricing);
+    const KernelTime& t = k.time;
+    k.bound = t.latency_s <= 0              ? Bound::kNone
+              : t.overhead_dominated()      ? Bound::kOverhead
+              : t.regime == Regime::kMemory ? Bound::kMemory
+                                            : Bound::kCompute;
+    kernel_time += t.latency_s;
+    summary.overhead_s += t.t_overhead_s;
+    // Shares by each member's own roofline time (equal when all are 0).
+    std::vector<double> weight(k.layers.size(), 0);
+    double total = 0;
+    for (size_t i = 0; i < k.layers.size(); ++i) {
+      const LayerResult& m = analysis->layers[k.layers[i]];
+      weight[i] = m.flops / pricing.peak_flops_per_s +
+                  m.bytes / pricing.memory_bandwidth_bytes_per_s;
+      total += weight[i];
+    }
+    const bool own =
+        !k.layers.empty() &&
+        &analysis->kernels[analysis->layers[k.layers[0]].kernel] == &k;
+    for (size_t i = 0; i < k.layers.size(); ++i) {
+      LayerResult& m = analysis->layers[k.layers[i]];
+      const double share = total > 0
+                               ? weight[i] / total
+                               : 1.0 / static_cast<double>(k.layers.size());
+      m.t_compute_s += t.t_compute_s * share;
+      m.t_memory_s += t.t_memory_s * share;
+      m.t_overhead_s += t.t_overhead_s * share;
+      m.latency_s += t.latency_s * share;
+      if (!own) continue;  // a helper kernel adds time, not the regime
+      m.regime = t.latency_s > 0 ? t.regime : Regime::kNone;
+      m.overhead_dominated = t.overhead_dominated();
+      m.bound = k.bound;
+    }
+  }
+  for (const LayerResult& m : analysis->layers) {
+    if (m.kernel < 0 || m.latency_s <= 0) continue;
+    if (m.regime == Regime::kMemory) {
+      ++summary.memory_bound_layers;
+      summary.memory_bound_time_s += m.latency_s;
+    } else {
+      ++summary.compute_bound_layers;
+      summary.compute_bound_time_s += m.latency_s;
+    }
+    if (m.overhead_dominated) {
+      ++summary.overhead_bound_layers;
+      summary.overhead_bound_time_s += m.latency_s;
+    }
+  }
+  summary.kernels = static_cast<int64_t>(analysis->kernels.size());
+  summary.overhead_s += summary.per_inference_s;
+  summary.latency_s = kernel_time + summary.per_inference_s;
+  summary.throughput_per_s =
+      summary.latency_s > 0
+          ? static_cast<double>(analysis->batch) / summary.latency_s
+          : 0;
+  summary.mfu = summary.latency_s > 0 ? (summary.flops / summary.latency_s) /
+                                            pricing.peak_flops_per_s
+                                      : 0;
+  // The regime holding the larger share of time.
+  if (summary.compute_bound_time_s > 0 || summary.memory_bound_time_s > 0) {
+    summary.bound = summary.memory_bound_time_s > summary.compute_bound_time_s
+                        ? Bound::kMemory
+                        : Bound::kCompute;
+  }
+}
+
 absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
                                  const Hardware& hardware,
                                  const AnalyzeOptions& options) {
@@ -411,9 +502,6 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     layer.flops = c.Flops(options.flops_per_mac);
     layer.bytes = c.Bytes();
     layer.intensity = layer.bytes > 0 ? layer.flops / layer.bytes : 0;
-    summary.macs += c.macs;
-    summary.flops += layer.flops;
-    summary.bytes += layer.bytes;
     if (c.view) {
       ++summary.view_layers;
       continue;  // no work, no traffic, no kernel; bound stays kNone
@@ -484,61 +572,6 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     }
   }
 
-  // Time every kernel; give each member layer its share.
-  double kernel_time = 0;
-  for (KernelResult& k : analysis.kernels) {
-    k.time = TimeKernel(k.work, pricing);
-    const KernelTime& t = k.time;
-    k.bound = t.latency_s <= 0              ? Bound::kNone
-              : t.overhead_dominated()      ? Bound::kOverhead
-              : t.regime == Regime::kMemory ? Bound::kMemory
-                                            : Bound::kCompute;
-    kernel_time += t.latency_s;
-    summary.overhead_s += t.t_overhead_s;
-    // Shares by each member's own roofline time (equal when all are 0).
-    std::vector<double> weight(k.layers.size(), 0);
-    double total = 0;
-    for (size_t i = 0; i < k.layers.size(); ++i) {
-      const LayerResult& m = analysis.layers[k.layers[i]];
-      weight[i] = m.flops / pricing.peak_flops_per_s +
-                  m.bytes / pricing.memory_bandwidth_bytes_per_s;
-      total += weight[i];
-    }
-    const bool own =
-        !k.layers.empty() &&
-        &analysis.kernels[analysis.layers[k.layers[0]].kernel] == &k;
-    for (size_t i = 0; i < k.layers.size(); ++i) {
-      LayerResult& m = analysis.layers[k.layers[i]];
-      const double share = total > 0
-                               ? weight[i] / total
-                               : 1.0 / static_cast<double>(k.layers.size());
-      m.t_compute_s += t.t_compute_s * share;
-      m.t_memory_s += t.t_memory_s * share;
-      m.t_overhead_s += t.t_overhead_s * share;
-      m.latency_s += t.latency_s * share;
-      if (!own) continue;  // a helper kernel adds time, not the regime
-      m.regime = t.latency_s > 0 ? t.regime : Regime::kNone;
-      m.overhead_dominated = t.overhead_dominated();
-      m.bound = k.bound;
-    }
-  }
-  for (const LayerResult& m : analysis.layers) {
-    if (m.kernel < 0 || m.latency_s <= 0) continue;
-    if (m.regime == Regime::kMemory) {
-      ++summary.memory_bound_layers;
-      summary.memory_bound_time_s += m.latency_s;
-    } else {
-      ++summary.compute_bound_layers;
-      summary.compute_bound_time_s += m.latency_s;
-    }
-    if (m.overhead_dominated) {
-      ++summary.overhead_bound_layers;
-      summary.overhead_bound_time_s += m.latency_s;
-    }
-  }
-  summary.kernels = static_cast<int64_t>(analysis.kernels.size());
-  const double layer_time = kernel_time;
-
   summary.params = graph.ParameterCount();
   for (const graph::Tensor& t : graph.tensors()) {
     if (graph.IsWeight(t)) {
@@ -546,21 +579,7 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     }
   }
   summary.per_inference_s = a.dispatch_tax_s;
-  summary.overhead_s += a.dispatch_tax_s;
-  summary.latency_s = layer_time + a.dispatch_tax_s;
-  summary.throughput_per_s =
-      summary.latency_s > 0
-          ? static_cast<double>(options.batch) / summary.latency_s
-          : 0;
-  summary.mfu = summary.latency_s > 0
-                    ? (summary.flops / summary.latency_s) / peak.flops_per_s
-                    : 0;
-  // The regime holding the larger share of time.
-  if (summary.compute_bound_time_s > 0 || summary.memory_bound_time_s > 0) {
-    summary.bound = summary.memory_bound_time_s > summary.compute_bound_time_s
-                        ? Bound::kMemory
-                        : Bound::kCompute;
-  }
+  TimeKernels(&analysis);
   summary.peak_activation_bytes = PeakActivationBytes(graph, *pricer, is_view);
   summary.fits_in_memory =
       summary.weight_bytes + summary.peak_activation_bytes <=

@@ -106,6 +106,10 @@ struct LayerResult {
   bool overhead_dominated = false;  // t_overhead > both roofline terms
   bool host = false;  // shape arithmetic run on the host: no kernel
   int kernel = -1;    // index into Analysis::kernels; -1: no kernel
+  // Collective layers (AllReduce, SendRecv, ... inserted by --tp/--pp): the
+  // bytes each GPU's message holds (also shown as `bytes`, left out of the
+  // summary's bytes). 0 for graph layers.
+  double message_bytes = 0;
   // Not costed (unresolved shapes or a counter error); listed in
   // Summary::skipped_layers with the reason. All numbers are 0.
   bool skipped = false;
@@ -121,6 +125,32 @@ struct KernelResult {
   KernelWork work;
   KernelTime time;
   Bound bound = Bound::kNone;
+};
+
+// What --tp / --pp add to the summary (engine/parallel/sharding.h).
+struct ParallelSummary {
+  int gpus = 1;  // tp x pp
+  int tp = 1;
+  int pp = 1;
+  int microbatches = 1;
+  int64_t transformer_layers = 0;  // attention blocks found
+  std::string interconnect;        // "NVLink 4 (NVSwitch, 18 links), ..."
+  // One GPU's share of the weights: replicated ones whole, sharded ones / tp,
+  // on the most loaded pipeline stage.
+  int64_t params_per_gpu = 0;
+  double weight_bytes_per_gpu = 0;
+  // weight_bytes_per_gpu + the unsharded peak activations (an upper bound)
+  // <= device memory.
+  bool fits_in_memory_per_gpu = true;
+  int64_t collectives = 0;              // collective layers inserted
+  double collective_s = 0;              // their time in one inference
+  std::vector<double> stage_latency_s;  // per stage, incl. its send
+  // With M micro-batches: total = sum(stages) + (M - 1) x slowest stage;
+  // bubble = (pp - 1) / (M + pp - 1).
+  double pipeline_latency_s = 0;
+  double bubble_fraction = 0;
+  double throughput_per_s = 0;  // M x batch / pipeline_latency_s
+  std::string lm_head;          // what was assumed for the LM head
 };
 
 struct Summary {
@@ -154,6 +184,10 @@ struct Summary {
   // Layers whose cost could not be counted: {first unresolved tensor or "",
   // node name, reason}. Their time is missing from every total.
   std::vector<graph::Unresolved> skipped_layers;
+  // Set with --tp / --pp: the layers are one GPU's kernels (one tensor-
+  // parallel rank, every pipeline stage in turn) plus the collectives, and
+  // latency_s is one inference of the whole sharded model.
+  std::optional<ParallelSummary> parallel;
 };
 
 struct Analysis {
@@ -167,6 +201,14 @@ struct Analysis {
   Pricing pricing;
   std::vector<KernelResult> kernels;  // launch order
 };
+
+// Times every kernel of `analysis` with its pricing, gives each member layer
+// its share of its kernel's times, and computes the summary's sums (MACs,
+// FLOPs, bytes; collective layers' message bytes left out), regime counts,
+// latency (kernels + summary.per_inference_s), throughput, MFU and bound.
+// Analyze ends with it; sharding (engine/parallel) calls it after changing
+// the kernels' work.
+void TimeKernels(Analysis* analysis);
 
 // Errors: invalid options, an unknown --precision, or a device that lists no
 // peak for it. Unresolved shapes and unknown ops are reported in the summary,

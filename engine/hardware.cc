@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/json_fields.h"
@@ -29,6 +30,7 @@ constexpr std::string_view kKnownFields[] = {
     "compute_efficiency_by_op",
     "memory_efficiency_by_op",
     "kernel_model",
+    "interconnect",
 };
 
 // Lower case with everything but letters and digits removed, so that
@@ -169,6 +171,78 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
   return absl::OkStatus();
 }
 
+absl::Status ParseInterconnect(const Json& j, std::string_view origin,
+                               Interconnect* out) {
+  auto it = j.find("interconnect");
+  if (it == j.end()) return absl::OkStatus();
+  if (!it->is_object()) {
+    return FieldError(origin, "interconnect", "must be an object");
+  }
+  struct Field {
+    const char* name;
+    double* value;
+  };
+  double gpus = 1;
+  const Field numbers[] = {
+      {"intra_node_bandwidth_bytes_per_s",
+       &out->intra_node_bandwidth_bytes_per_s},
+      {"gpus_per_node", &gpus},
+      {"intra_node_latency_s", &out->intra_node_latency_s},
+      {"inter_node_bandwidth_bytes_per_s",
+       &out->inter_node_bandwidth_bytes_per_s},
+      {"inter_node_latency_s", &out->inter_node_latency_s},
+      {"collective_launch_s", &out->collective_launch_s},
+  };
+  const std::pair<const char*, std::string*> strings[] = {
+      {"intra_node", &out->intra_node},
+      {"inter_node", &out->inter_node},
+      {"source", &out->source},
+  };
+  for (const auto& [name, value] : it->items()) {
+    const std::string field = fmt::format("interconnect.{}", name);
+    bool done = false;
+    for (const auto& [key, target] : strings) {
+      if (name != key) continue;
+      if (!value.is_string()) return FieldError(origin, field, "not a string");
+      *target = value.get<std::string>();
+      done = true;
+    }
+    for (const Field& f : numbers) {
+      if (name != f.name) continue;
+      absl::StatusOr<double> v =
+          NumberValue(value, origin, field, /*allow_zero=*/true);
+      if (!v.ok()) return v.status();
+      *f.value = *v;
+      done = true;
+    }
+    if (!done) {
+      return FieldError(
+          origin, field,
+          "unknown field (known: intra_node, "
+          "intra_node_bandwidth_bytes_per_s, gpus_per_node, "
+          "intra_node_latency_s, inter_node, "
+          "inter_node_bandwidth_bytes_per_s, inter_node_latency_s, "
+          "collective_launch_s, source)");
+    }
+  }
+  if (gpus < 1 || gpus != std::floor(gpus) || gpus > 1e6) {
+    return FieldError(origin, "interconnect.gpus_per_node",
+                      "must be a whole number >= 1");
+  }
+  out->gpus_per_node = static_cast<int>(gpus);
+  if (!(out->intra_node_bandwidth_bytes_per_s > 0) &&
+      !(out->inter_node_bandwidth_bytes_per_s > 0)) {
+    return FieldError(origin, "interconnect",
+                      "gives neither intra_node_bandwidth_bytes_per_s nor "
+                      "inter_node_bandwidth_bytes_per_s");
+  }
+  if (out->source.empty()) {
+    return FieldError(origin, "interconnect.source",
+                      "missing (every interconnect number needs a source)");
+  }
+  return absl::OkStatus();
+}
+
 std::string KnownPeakKeys() {
   std::string out;
   for (const Precision& p : kPrecisions) {
@@ -225,7 +299,7 @@ absl::StatusOr<Hardware> ParseHardwareJson(std::string_view json,
                         "peak_flops_per_s, memory_bandwidth_bytes_per_s, "
                         "memory_capacity_bytes, tdp_w, dispatch_tax_s, source, "
                         "compute_efficiency_by_op, memory_efficiency_by_op, "
-                        "kernel_model)");
+                        "kernel_model, interconnect)");
     }
   }
 
@@ -308,6 +382,10 @@ absl::StatusOr<Hardware> ParseHardwareJson(std::string_view json,
   if (absl::Status s = ParseKernelModel(j, origin, &hw.kernel_model); !s.ok()) {
     return s;
   }
+  if (absl::Status s = ParseInterconnect(j, origin, &hw.interconnect);
+      !s.ok()) {
+    return s;
+  }
   return hw;
 }
 
@@ -358,6 +436,20 @@ std::string HardwareToJson(const Hardware& hw) {
       m["vector_flops_per_s"] = k.vector_flops_per_s;
     m["source"] = k.source;
     j["kernel_model"] = m;
+  }
+  if (hw.interconnect.present() || hw.interconnect.has_network()) {
+    const Interconnect& ic = hw.interconnect;
+    nlohmann::ordered_json m;
+    m["intra_node"] = ic.intra_node;
+    m["intra_node_bandwidth_bytes_per_s"] = ic.intra_node_bandwidth_bytes_per_s;
+    m["gpus_per_node"] = ic.gpus_per_node;
+    m["intra_node_latency_s"] = ic.intra_node_latency_s;
+    m["inter_node"] = ic.inter_node;
+    m["inter_node_bandwidth_bytes_per_s"] = ic.inter_node_bandwidth_bytes_per_s;
+    m["inter_node_latency_s"] = ic.inter_node_latency_s;
+    m["collective_launch_s"] = ic.collective_launch_s;
+    m["source"] = ic.source;
+    j["interconnect"] = m;
   }
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }

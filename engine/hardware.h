@@ -41,6 +41,26 @@ struct KernelModel {
   std::string source;
 };
 
+// How GPUs of this device talk to each other (zoo/hardware "interconnect";
+// engine/parallel/collectives.h times collectives with it). Bandwidths are
+// per GPU and per direction. A device without the object has none: sharding
+// it (--tp/--pp > 1) is an input error.
+struct Interconnect {
+  std::string intra_node;  // "NVLink 4 (NVSwitch)"; "" = none
+  double intra_node_bandwidth_bytes_per_s = 0;
+  int gpus_per_node = 1;
+  // Per step of a ring (each of the n-1 or 2(n-1) hops), seconds.
+  double intra_node_latency_s = 0;
+  std::string inter_node;  // "InfiniBand NDR 400 Gb/s per GPU"; "" = none
+  double inter_node_bandwidth_bytes_per_s = 0;
+  double inter_node_latency_s = 0;  // per step across nodes
+  // Once per collective (launch and setup of the communication kernel).
+  double collective_launch_s = 0;
+  std::string source;
+  bool present() const { return intra_node_bandwidth_bytes_per_s > 0; }
+  bool has_network() const { return inter_node_bandwidth_bytes_per_s > 0; }
+};
+
 struct Hardware {
   std::string key;   // canonical lower-case key, e.g. "h100-sxm"
   std::string name;  // display name, e.g. "NVIDIA H100 SXM5 80GB"
@@ -60,6 +80,7 @@ struct Hardware {
   absl::flat_hash_map<std::string, double> compute_efficiency_by_op;
   absl::flat_hash_map<std::string, double> memory_efficiency_by_op;
   KernelModel kernel_model;
+  Interconnect interconnect;
 
   // Peak for `precision`; NotFound if the device does not list it.
   absl::StatusOr<double> PeakFlops(std::string_view precision) const;

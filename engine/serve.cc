@@ -122,7 +122,14 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
 
   AnalyzeOptions opts = in.options;
   opts.batch = in.concurrency;
-  absl::StatusOr<Analysis> prefill = Analyze(*in.prefill, in.hardware, opts);
+  const bool sharded = in.parallel.tp * in.parallel.pp > 1;
+  r.gpus = in.parallel.tp * in.parallel.pp;
+  auto analyze = [&](const graph::Graph& g) -> absl::StatusOr<Analysis> {
+    absl::StatusOr<Analysis> a = Analyze(g, in.hardware, opts);
+    if (!a.ok() || !sharded) return a;
+    return ShardAnalysis(g, *a, in.parallel);
+  };
+  absl::StatusOr<Analysis> prefill = analyze(*in.prefill);
   if (!prefill.ok()) return prefill.status();
   ++r.analyses;
   r.ttft_s = prefill->summary.latency_s;
@@ -131,10 +138,14 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
   for (int64_t step : SampleSteps(in.generate, in.samples)) {
     absl::StatusOr<graph::Graph> g = rebind->At(in.prompt + step);
     if (!g.ok()) return g.status();
-    absl::StatusOr<Analysis> a = Analyze(*g, in.hardware, opts);
+    absl::StatusOr<Analysis> a = analyze(*g);
     if (!a.ok()) return a.status();
     ++r.analyses;
-    if (!weight_bytes) weight_bytes = a->summary.weight_bytes;
+    if (!weight_bytes) {
+      weight_bytes = a->summary.parallel
+                         ? a->summary.parallel->weight_bytes_per_gpu
+                         : a->summary.weight_bytes;
+    }
     r.tpot_by_context.push_back({in.prompt + step, a->summary.latency_s});
   }
   r.decode_s = SumInterpolated(r.tpot_by_context);
@@ -153,8 +164,9 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
   ServeMemory& m = r.memory;
   m.capacity_bytes = in.hardware.memory_capacity_bytes;
   m.weight_bytes = weight_bytes.value_or(0);
-  const double kv_per_request =
-      r.kv.bytes_per_token * static_cast<double>(in.prompt + in.generate);
+  const double kv_per_request = r.kv.bytes_per_token *
+                                static_cast<double>(in.prompt + in.generate) /
+                                static_cast<double>(r.gpus);
   m.kv_cache_bytes = kv_per_request * static_cast<double>(in.concurrency);
   m.activation_bytes = *act;
   m.reserve_bytes = kRuntimeReserveFraction * m.capacity_bytes;

@@ -22,6 +22,7 @@
 #include "engine/analysis.h"
 #include "engine/counter_registry.h"
 #include "engine/hardware.h"
+#include "engine/parallel/sharding.h"
 #include "graph/graph.h"
 
 namespace ridgeline::engine {
@@ -94,6 +95,9 @@ struct ServeInputs {
   int64_t prompt = 0;       // N
   int64_t generate = 0;     // M
   int64_t concurrency = 1;  // B
+  // --tp / --pp: every analysis is sharded (engine/parallel/sharding.h);
+  // memory is then one GPU's: its weights, KV / (tp x pp), activations.
+  ParallelOptions parallel;
   // Decode steps analyzed in full (evenly spaced, both ends included); the
   // others are interpolated linearly. >= 2; M when M is smaller.
   int64_t samples = 33;
@@ -126,6 +130,7 @@ struct ServeResult {
   KvCache kv;
   ServeMemory memory;
   int64_t max_concurrency = 0;  // largest B that fits (0: not even one)
+  int gpus = 1;                 // tp x pp; memory is per GPU when > 1
   int analyses = 0;             // full Analyze() runs
 };
 

@@ -46,6 +46,8 @@ std::string_view KernelClassName(KernelClass c) {
       return "reduction";
     case KernelClass::kMovement:
       return "movement";
+    case KernelClass::kCollective:
+      return "collective";
   }
   return "elementwise";
 }
@@ -77,6 +79,7 @@ Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
   p.flops_per_mac = flops_per_mac;
   p.memory_bandwidth_bytes_per_s = hardware.memory_bandwidth_bytes_per_s;
   p.vector_flops_per_s = p.model.vector_flops_per_s;
+  p.interconnect = hardware.interconnect;
   if (!(p.vector_flops_per_s > 0)) {
     absl::StatusOr<double> fp32 = hardware.PeakFlops("fp32");
     p.vector_flops_per_s =
@@ -136,6 +139,19 @@ double TileWaveEfficiency(const GemmShape& gemm, int compute_units) {
 
 KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
   KernelTime t;
+  if (work.kind == KernelClass::kCollective) {
+    // Errors (no link data) are caught when the collective is planned
+    // (engine/parallel/sharding.cc); an unpriceable one costs nothing here.
+    absl::StatusOr<CollectiveTime> c =
+        TimeCollective(work.collective, p.interconnect);
+    if (!c.ok()) return t;
+    t.t_memory_s = c->bandwidth_s;
+    t.t_overhead_s = c->latency_s;
+    t.latency_s = c->total_s;
+    t.memory_efficiency = 1;
+    t.regime = t.latency_s > 0 ? Regime::kMemory : Regime::kNone;
+    return t;
+  }
   const double flops = work.Flops();
   const Runtime& r = p.runtime;
   const double bw = p.memory_bandwidth_bytes_per_s;

@@ -15,6 +15,8 @@
 //   memory      T = max(FLOPs / vector peak, bytes / (BW * e_memory * class))
 //               + fixed
 // then the host: with CUDA graphs T += kernel gap, else T = max(T, launch).
+// collective  T = the interconnect time of engine/parallel/collectives.h
+//             (link time as memory, latency terms as overhead; no host term)
 // Flat model ("flat", mlsysim's per-layer formula):
 //   T = max(FLOPs / (peak * e_c), bytes / (BW * e_m)) + per-node tax.
 // Regime: compute when FLOPs / (peak * e) >= bytes / (BW * e_memory) (the
@@ -31,6 +33,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "engine/cost.h"
 #include "engine/hardware.h"
+#include "engine/parallel/collectives.h"
 #include "engine/runtime.h"
 
 namespace ridgeline::engine {
@@ -41,6 +44,10 @@ enum class KernelClass {
   kElementwise,  // elementwise / broadcast, activations, depthwise conv
   kReduction,    // norms, softmax, reductions, pooling
   kMovement,     // copies, gathers, concats, transposes, pads
+  // A collective between GPUs (engine/parallel/collectives.h): timed on the
+  // interconnect, its link time reported as memory time, its latency terms
+  // as overhead.
+  kCollective,
 };
 std::string_view KernelClassName(KernelClass c);
 
@@ -49,12 +56,13 @@ std::string_view RegimeName(Regime r);  // "compute", "memory", "none"
 
 struct KernelWork {
   KernelClass kind = KernelClass::kElementwise;
-  double matrix_flops = 0;  // FLOPs of MACs (matrix units)
-  double other_flops = 0;   // everything else (vector units)
-  double bytes = 0;         // read + written
-  double weight_bytes = 0;  // part of bytes that is weights
-  GemmShape gemm;           // matrix kernels; batch 0 = unknown shape
-  std::string op_type;      // anchor op, for the per-op efficiency overrides
+  double matrix_flops = 0;    // FLOPs of MACs (matrix units)
+  double other_flops = 0;     // everything else (vector units)
+  double bytes = 0;           // read + written
+  double weight_bytes = 0;    // part of bytes that is weights
+  GemmShape gemm;             // matrix kernels; batch 0 = unknown shape
+  std::string op_type;        // anchor op, for the per-op efficiency overrides
+  CollectiveWork collective;  // kCollective kernels only
   double Flops() const { return matrix_flops + other_flops; }
 };
 
@@ -89,6 +97,8 @@ struct Pricing {
   // the flat model only; 0 entries are ignored.
   absl::flat_hash_map<std::string, double> compute_efficiency_by_op;
   absl::flat_hash_map<std::string, double> memory_efficiency_by_op;
+  // The device's links between GPUs (collective kernels).
+  Interconnect interconnect;
 };
 
 // Overrides a user gives on the command line (--efficiency,

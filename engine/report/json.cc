@@ -239,6 +239,7 @@ void LayerObject(JsonWriter& w, const LayerResult& l, const Json* extra) {
     }
   });
   m.Add("note", std::string_view(l.cost.note));
+  if (l.message_bytes > 0) m.Add("message_bytes", l.message_bytes);
   m.Rest(kLayerKeys);
   w.EndObject();
 }
@@ -296,6 +297,34 @@ void SummaryObject(JsonWriter& w, const Summary& s) {
   m.Add("per_inference_s", s.per_inference_s);
   m.AddInt("host_layers", s.host_layers);
   m.AddInt("kernels", s.kernels);
+  if (s.parallel) {
+    const ParallelSummary& p = *s.parallel;
+    m.AddInt("gpus", p.gpus);
+    m.AddWith("parallel", [&] {
+      w.BeginObject();
+      Members q(&w, nullptr);
+      q.AddInt("tp", p.tp);
+      q.AddInt("pp", p.pp);
+      q.AddInt("microbatches", p.microbatches);
+      q.AddInt("transformer_layers", p.transformer_layers);
+      q.Add("interconnect", std::string_view(p.interconnect));
+      q.Add("lm_head", std::string_view(p.lm_head));
+      q.AddInt("params_per_gpu", p.params_per_gpu);
+      q.Add("weight_bytes_per_gpu", p.weight_bytes_per_gpu);
+      q.AddBool("fits_in_memory_per_gpu", p.fits_in_memory_per_gpu);
+      q.AddInt("collective_layers", p.collectives);
+      q.Add("collective_s", p.collective_s);
+      q.AddWith("stage_latency_s", [&] {
+        w.BeginArray();
+        for (double t : p.stage_latency_s) w.Double(t);
+        w.EndArray();
+      });
+      q.Add("pipeline_latency_s", p.pipeline_latency_s);
+      q.Add("bubble_fraction", p.bubble_fraction);
+      q.Add("pipeline_throughput_per_s", p.throughput_per_s);
+      w.EndObject();
+    });
+  }
   w.EndObject();
 }
 

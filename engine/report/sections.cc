@@ -111,6 +111,40 @@ Items SummaryItems(const Analysis& a) {
                   FormatSi(s.weight_bytes + s.peak_activation_bytes, "B"),
                   FormatSi(a.hardware.memory_capacity_bytes, "B"),
                   a.hardware.memory_capacity_bytes / (1024.0 * 1024 * 1024)));
+  if (s.parallel) {
+    const ParallelSummary& p = *s.parallel;
+    items.emplace_back(
+        "GPUs",
+        fmt::format("{} (tensor parallel {} x pipeline {}; {} transformer "
+                    "layers; layer rows are one GPU's kernels); {}",
+                    p.gpus, p.tp, p.pp, p.transformer_layers, p.interconnect));
+    items.emplace_back("collectives",
+                       fmt::format("{} layers, {} of the latency ({})",
+                                   p.collectives, FormatSeconds(p.collective_s),
+                                   Share(p.collective_s, s.latency_s)));
+    items.emplace_back("LM head", p.lm_head);
+    items.emplace_back(
+        "weights per GPU",
+        fmt::format("{} ({} parameters; fits with the peak activations: "
+                    "{})",
+                    FormatSi(p.weight_bytes_per_gpu, "B"),
+                    FormatSi(static_cast<double>(p.params_per_gpu), ""),
+                    p.fits_in_memory_per_gpu ? "yes" : "NO"));
+    if (p.pp > 1) {
+      std::string stages;
+      for (double t : p.stage_latency_s) {
+        stages += (stages.empty() ? "" : ", ") + FormatSeconds(t);
+      }
+      items.emplace_back(
+          "pipeline",
+          fmt::format("stages {}; {} micro-batches: {} in all, bubble {}, "
+                      "{} samples/s",
+                      stages, p.microbatches,
+                      FormatSeconds(p.pipeline_latency_s),
+                      FormatPercent(p.bubble_fraction),
+                      FormatNumber(p.throughput_per_s)));
+    }
+  }
   return items;
 }
 

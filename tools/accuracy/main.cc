@@ -2,7 +2,8 @@
 // end-to-end measurements (bench/accuracy/references.tsv). Each row is run
 // through the analyze CLI in-process (the same code users run), with the
 // row's zoo model, device, precision, batch, dims, runtime and weight-only
-// quantization; no efficiency or tax flags.
+// quantization; no efficiency or tax flags. Multi-GPU rows carry tp=T and
+// pp=P in the dims field (passed as --tp / --pp).
 //
 //   accuracy bench/accuracy/references.tsv [--format md] [--max-median F]
 //
@@ -127,8 +128,10 @@ int main(int argc, char** argv) {
     if (r.dims != "-") {
       for (const std::string& d : Split(r.dims, ',')) {
         const size_t eq = d.find('=');
-        if (d.substr(0, eq) == "int4_group") {
-          args.push_back("--int4-group");
+        const std::string key = d.substr(0, eq);
+        if (key == "int4_group" || key == "tp" || key == "pp") {
+          // Flags, not dims: --int4-group, --tp, --pp.
+          args.push_back(key == "int4_group" ? "--int4-group" : "--" + key);
           args.push_back(d.substr(eq + 1));
         } else {
           args.push_back("--dim");

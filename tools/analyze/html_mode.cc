@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/fusion_report.h"
+#include "engine/parallel/sharding.h"
 #include "engine/report/html.h"
 #include "engine/report/svg.h"
 #include "engine/what_if_format.h"
@@ -30,6 +31,13 @@ absl::StatusOr<std::vector<engine::Analysis>> OtherDevices(
     if (!a.ok()) {
       return absl::InvalidArgumentError(
           fmt::format("{}: {}", ctx.model_name, MessageOf(a.status())));
+    }
+    if (ctx.options->parallel.tp * ctx.options->parallel.pp > 1) {
+      a = engine::ShardAnalysis(ctx.graph, *a, ctx.options->parallel);
+      if (!a.ok()) {
+        return absl::InvalidArgumentError(
+            fmt::format("{}: {}", ctx.model_name, MessageOf(a.status())));
+      }
     }
     a->model = ctx.model_name;
     others.push_back(*std::move(a));

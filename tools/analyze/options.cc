@@ -206,6 +206,14 @@ absl::Status ApplySkipRuns(Options& o, std::string_view v) {
   return absl::OkStatus();
 }
 
+absl::Status ApplyGpuCount(std::string_view flag, std::string_view v,
+                           int* out) {
+  std::optional<int64_t> n = ParseInt(v);
+  if (!n || *n < 1 || *n > 4096) return Bad(flag, v, "an integer in [1, 4096]");
+  *out = static_cast<int>(*n);
+  return absl::OkStatus();
+}
+
 absl::Status ApplyTop(Options& o, std::string_view v) {
   std::optional<int64_t> n = ParseInt(v);
   if (!n || *n < 1 || *n > 1000000) return Bad("--top", v, "an integer >= 1");
@@ -467,6 +475,24 @@ constexpr Flag kFlags[] = {
        o.kv_dim = std::string(v);
        return absl::OkStatus();
      }},
+    {"--tp", "T",
+     "tensor parallel over T GPUs: attention and MLP MatMuls split "
+     "Megatron-style, two all-reduces per transformer layer (default 1)",
+     [](Options& o, std::string_view v) {
+       return ApplyGpuCount("--tp", v, &o.parallel.tp);
+     }},
+    {"--pp", "P",
+     "pipeline parallel over P stages balanced by time, a send/receive "
+     "between stages (default 1)",
+     [](Options& o, std::string_view v) {
+       return ApplyGpuCount("--pp", v, &o.parallel.pp);
+     }},
+    {"--microbatches", "M",
+     "with --pp: micro-batches in flight; adds the pipeline time, bubble "
+     "fraction and throughput (default 1)",
+     [](Options& o, std::string_view v) {
+       return ApplyGpuCount("--microbatches", v, &o.parallel.microbatches);
+     }},
     {"--help", "", "print this help and exit",
      [](Options& o, std::string_view) {
        o.help = true;
@@ -609,6 +635,17 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
   }
   if (!o.fit_out.empty() && !o.fit) {
     return absl::InvalidArgumentError("--fit-out is only used with --fit");
+  }
+  if (o.parallel.microbatches > 1 && o.parallel.pp == 1) {
+    return absl::InvalidArgumentError("--microbatches needs --pp P > 1");
+  }
+  if (o.parallel.tp * o.parallel.pp > 1 &&
+      (o.whole_model || !o.sweep.empty() || !o.fuse.empty() ||
+       !o.weights.empty() || !o.activations.empty() || !o.kv_cache.empty() ||
+       o.what_if || !o.measured_path.empty())) {
+    return absl::InvalidArgumentError(
+        "--tp/--pp work with the per-layer report and --serve; not yet with "
+        "--whole-model, --sweep, what-ifs or --measured");
   }
   const bool any_mode = o.whole_model || !o.sweep.empty() || !o.fuse.empty() ||
                         !o.weights.empty() || !o.activations.empty() ||

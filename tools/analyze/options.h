@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "engine/analysis.h"
+#include "engine/parallel/sharding.h"
 #include "engine/report/report.h"
 #include "importers/onnx_importer.h"
 
@@ -75,6 +76,8 @@ struct Options {
   std::string generate;     // --generate M
   std::string concurrency;  // --concurrency B (default 1)
   std::string kv_dim;       // --kv-dim NAME: the past-length dim
+  // Multi-GPU (run.cc, serve_mode.cc): --tp, --pp, --microbatches.
+  engine::ParallelOptions parallel;
 };
 
 // Parses the arguments after the program name. Errors are usage errors

@@ -10,6 +10,7 @@
 
 #include "engine/analysis.h"
 #include "engine/hardware.h"
+#include "engine/parallel/sharding.h"
 #include "engine/report/hardware_list.h"
 #include "engine/report/json.h"
 #include "engine/report/report.h"
@@ -260,6 +261,15 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
   }
   ctx.analysis = *std::move(analysis);
   ctx.analysis.model = ctx.model_name;
+  if (options.parallel.tp * options.parallel.pp > 1) {
+    absl::StatusOr<engine::Analysis> sharded =
+        engine::ShardAnalysis(ctx.graph, ctx.analysis, options.parallel);
+    if (!sharded.ok()) {
+      return Fail(err, fmt::format("{}: {}", ctx.model_name,
+                                   MessageOf(sharded.status())));
+    }
+    ctx.analysis = *std::move(sharded);
+  }
 
   const engine::Summary& s = ctx.analysis.summary;
   if (!s.skipped_layers.empty() || !s.unknown_ops.empty()) {

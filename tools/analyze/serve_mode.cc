@@ -227,6 +227,7 @@ absl::StatusOr<engine::ServeResult> RunServe(const RunContext& ctx) {
   in.prompt = *prompt;
   in.generate = *generate;
   in.concurrency = *batch;
+  in.parallel = ctx.options->parallel;
   absl::StatusOr<engine::ServeResult> r = engine::AnalyzeServe(in);
   if (!r.ok()) {
     const std::string m(MessageOf(r.status()));

@@ -1,0 +1,74 @@
+// Collective communication time on a device's interconnect (the hardware
+// file's "interconnect"): a latency term plus ring factor x bytes / link
+// bandwidth, per collective, within a node or across nodes.
+//
+//   absl::StatusOr<CollectiveTime> t = TimeCollective(
+//       {.op = CollectiveOp::kAllReduce, .message_bytes = 16384, .gpus = 8},
+//       hw.interconnect);
+//
+// Formulas (n GPUs, M = message bytes, the full tensor each GPU ends with;
+// beta = per-direction bandwidth per GPU, alpha = latency per ring step,
+// L = collective launch):
+//   all-reduce (ring)               L + 2(n-1) alpha + 2(n-1)/n M / beta
+//   all-gather / reduce-scatter     L +  (n-1) alpha +  (n-1)/n M / beta
+//   all-to-all                      L +  (n-1) alpha +  (n-1)/n M / beta
+//   point-to-point (send/recv)      L +        alpha +          M / beta
+// Across nodes (n > g GPUs per node, n a multiple of g), hierarchically:
+//   all-reduce = reduce-scatter in the node (g) + ring all-reduce of M/g
+//   across the n/g nodes on the network + all-gather in the node (g), one
+//   launch; the other collectives cross the network for all their bytes at
+//   the network's bandwidth and latency (the slowest link paces the ring).
+// Sources: anchors_2026.md 1.2 (mlsysim communication.py) and 4.1 (GenZ
+// collective_times.py: a start term plus per-step link latency).
+#ifndef RIDGELINE_ENGINE_PARALLEL_COLLECTIVES_H_
+#define RIDGELINE_ENGINE_PARALLEL_COLLECTIVES_H_
+
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "engine/hardware.h"
+
+namespace ridgeline::engine {
+
+enum class CollectiveOp {
+  kAllReduce,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  kPointToPoint,
+};
+// "AllReduce", "AllGather", "ReduceScatter", "AllToAll", "SendRecv": the op
+// type of the layer that stands for it in a report.
+std::string_view CollectiveOpName(CollectiveOp op);
+
+struct CollectiveWork {
+  CollectiveOp op = CollectiveOp::kAllReduce;
+  double message_bytes = 0;
+  int gpus = 1;
+  // Point-to-point only: the two GPUs sit in different nodes.
+  bool across_nodes = false;
+};
+
+struct CollectiveTime {
+  double latency_s = 0;    // launch + per-step latencies
+  double bandwidth_s = 0;  // bytes over the links
+  double total_s = 0;      // latency_s + bandwidth_s
+  bool across_nodes = false;
+  // NCCL's bus bandwidth of this time: M / total x the ring factor
+  // (2(n-1)/n all-reduce, (n-1)/n the others, 1 point-to-point), bytes/s.
+  double bus_bandwidth_bytes_per_s = 0;
+};
+
+// The ring factor of `op` on n GPUs: 2(n-1)/n, (n-1)/n or 1.
+double RingFactor(CollectiveOp op, int gpus);
+
+// Errors: gpus < 1, negative bytes, no intra-node bandwidth, more GPUs than
+// a node holds with no network, or a GPU count that is not a multiple of
+// the GPUs per node across nodes. One GPU (and a point-to-point inside one
+// GPU) costs nothing.
+absl::StatusOr<CollectiveTime> TimeCollective(const CollectiveWork& work,
+                                              const Interconnect& link);
+
+}  // namespace ridgeline::engine
+
+#endif  // RIDGELINE_ENGINE_PARALLEL_COLLECTIVES_H_

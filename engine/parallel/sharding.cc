@@ -1,0 +1,494 @@
+#include "engine/parallel/sharding.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "engine/parallel/collectives.h"
+#include "engine/parallel/transformer_blocks.h"
+#include "fmt/format.h"
+
+namespace ridgeline::engine {
+namespace {
+
+enum class Role { kReplicated, kColumn, kRow, kInterior };
+
+Cost ScaleCost(const Cost& c, Role role, double tp) {
+  Cost s = c;
+  const double f = 1.0 / tp;
+  switch (role) {
+    case Role::kReplicated:
+      return s;
+    case Role::kInterior:
+      s.bytes_read *= f;
+      s.bytes_written *= f;
+      break;
+    case Role::kColumn:  // the input is read whole
+      s.bytes_read = (c.bytes_read - c.weight_bytes) + c.weight_bytes * f;
+      s.bytes_written *= f;
+      break;
+    case Role::kRow:  // the partial-sum output is written whole
+      s.bytes_read *= f;
+      break;
+  }
+  s.macs *= f;
+  s.other_flops *= f;
+  s.weight_bytes *= f;
+  return s;
+}
+
+// The GEMM one rank runs: columns (column-parallel), the contraction
+// (row-parallel), or heads (the batch of attention products) divided.
+GemmShape ScaleGemm(GemmShape g, Role role, double tp) {
+  if (!(g.batch > 0)) return g;
+  switch (role) {
+    case Role::kReplicated:
+      break;
+    case Role::kColumn:
+      g.n /= tp;
+      break;
+    case Role::kRow:
+      g.k /= tp;
+      break;
+    case Role::kInterior:
+      if (g.batch >= tp) {
+        g.batch /= tp;
+      } else {
+        g.n /= tp;
+      }
+      break;
+  }
+  return g;
+}
+
+double Ratio(double scaled, double original) {
+  return original > 0 ? scaled / original : 1.0;
+}
+
+// A collective layer and kernel placed after a graph layer and its kernel.
+struct Insert {
+  int after_layer = -1;   // index into Analysis::layers
+  int after_kernel = -1;  // index into Analysis::kernels
+  CollectiveWork work;
+  std::string name;
+  std::vector<TensorInfo> tensors;
+};
+
+// Rebuilds the layer and kernel lists with the collectives in place.
+void InsertCollectives(Analysis* a, std::vector<Insert> inserts) {
+  std::stable_sort(inserts.begin(), inserts.end(),
+                   [](const Insert& x, const Insert& y) {
+                     return x.after_layer < y.after_layer;
+                   });
+  std::vector<LayerResult> layers;
+  layers.reserve(a->layers.size() + inserts.size());
+  std::vector<int> remap(a->layers.size(), -1);
+  std::vector<int> new_layer(inserts.size(), -1);
+  size_t next = 0;
+  for (size_t i = 0; i < a->layers.size(); ++i) {
+    remap[i] = static_cast<int>(layers.size());
+    layers.push_back(std::move(a->layers[i]));
+    for (; next < inserts.size() &&
+           inserts[next].after_layer == static_cast<int>(i);
+         ++next) {
+      const Insert& in = inserts[next];
+      LayerResult l;
+      l.name = in.name;
+      l.op_type = std::string(CollectiveOpName(in.work.op));
+      l.domain = "ridgeline.parallel";
+      l.inputs = in.tensors;
+      l.outputs = in.tensors;
+      l.message_bytes = in.work.message_bytes;
+      l.bytes = in.work.message_bytes;
+      new_layer[next] = static_cast<int>(layers.size());
+      layers.push_back(std::move(l));
+    }
+  }
+  std::vector<KernelResult> kernels;
+  kernels.reserve(a->kernels.size() + inserts.size());
+  for (size_t k = 0; k < a->kernels.size(); ++k) {
+    KernelResult kernel = std::move(a->kernels[k]);
+    for (int& li : kernel.layers) li = remap[li];
+    kernels.push_back(std::move(kernel));
+    for (size_t j = 0; j < inserts.size(); ++j) {
+      if (inserts[j].after_kernel != static_cast<int>(k)) continue;
+      KernelResult c;
+      c.name = inserts[j].name;
+      c.fusion = "collective";
+      c.layers = {new_layer[j]};
+      c.work.kind = KernelClass::kCollective;
+      c.work.op_type = std::string(CollectiveOpName(inserts[j].work.op));
+      c.work.collective = inserts[j].work;
+      kernels.push_back(std::move(c));
+    }
+  }
+  a->layers = std::move(layers);
+  a->kernels = std::move(kernels);
+  for (LayerResult& l : a->layers) {
+    if (l.kernel >= 0 || l.message_bytes > 0) l.kernel = -1;
+  }
+  for (size_t k = 0; k < a->kernels.size(); ++k) {
+    for (int li : a->kernels[k].layers) {
+      a->layers[li].kernel = static_cast<int>(k);
+    }
+  }
+}
+
+std::string LinkText(const Interconnect& ic) {
+  std::string out =
+      ic.present()
+          ? fmt::format(
+                "{}: {:.0f} GB/s per direction per GPU, {} GPUs per "
+                "node",
+                ic.intra_node, ic.intra_node_bandwidth_bytes_per_s / 1e9,
+                ic.gpus_per_node)
+          : "no intra-node link";
+  if (ic.has_network()) {
+    out += fmt::format("; across nodes {}: {:.0f} GB/s per GPU", ic.inter_node,
+                       ic.inter_node_bandwidth_bytes_per_s / 1e9);
+  }
+  return out;
+}
+
+absl::Status CheckOptions(const ParallelOptions& o, const Hardware& hw) {
+  if (o.tp < 1 || o.pp < 1 || o.microbatches < 1) {
+    return absl::InvalidArgumentError(
+        fmt::format("--tp {}, --pp {}, --microbatches {}: each must be >= 1",
+                    o.tp, o.pp, o.microbatches));
+  }
+  const Interconnect& ic = hw.interconnect;
+  const int gpus = o.tp * o.pp;
+  if (gpus > 1 && !ic.present() && !ic.has_network()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--tp {} --pp {} ({} GPUs): hardware '{}' has no interconnect data "
+        "(\"interconnect\" in its hardware file); a100-40gb-sxm, "
+        "a100-80gb-sxm, h100-sxm, h200-sxm, b200 and mi300x have it",
+        o.tp, o.pp, gpus, hw.key));
+  }
+  if (gpus > ic.gpus_per_node && !ic.has_network()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--tp {} --pp {} needs {} GPUs, but a '{}' node holds {} and its "
+        "hardware file gives no network between nodes",
+        o.tp, o.pp, gpus, hw.key, ic.gpus_per_node));
+  }
+  if (o.tp > ic.gpus_per_node && ic.gpus_per_node > 1 &&
+      o.tp % ic.gpus_per_node != 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--tp {} spans nodes of {} '{}' GPUs: it must be a multiple of {}",
+        o.tp, ic.gpus_per_node, hw.key, ic.gpus_per_node));
+  }
+  return absl::OkStatus();
+}
+
+// Roles of the nodes under tensor parallelism; errors name the block.
+absl::Status AssignRoles(const graph::Graph& graph, const TransformerBlocks& b,
+                         int tp, std::vector<Role>* role) {
+  for (const MegatronBlock& block : b.blocks) {
+    const std::string& name = graph.node(block.row).name;
+    if (block.attention) {
+      if (block.heads % tp != 0 || block.kv_heads % tp != 0) {
+        return absl::InvalidArgumentError(fmt::format(
+            "--tp {} does not divide the attention heads: {} query heads and "
+            "{} KV heads (attention block before '{}'); use a --tp that "
+            "divides both",
+            tp, block.heads, block.kv_heads, name));
+      }
+    } else if (block.columns % tp != 0) {
+      return absl::InvalidArgumentError(
+          fmt::format("--tp {} does not divide the MLP width {} (block before "
+                      "'{}')",
+                      tp, block.columns, name));
+    }
+    for (int n : block.column) (*role)[n] = Role::kColumn;
+    for (int n : block.interior) (*role)[n] = Role::kInterior;
+    (*role)[block.row] = Role::kRow;
+  }
+  if (b.lm_head >= 0) (*role)[b.lm_head] = Role::kColumn;
+  return absl::OkStatus();
+}
+
+// The tensor-parallel split of every layer and kernel.
+void ScaleWork(const Analysis& in, const std::vector<Role>& role, int tp,
+               Analysis* out) {
+  const double t = tp;
+  const double fpm = in.pricing.flops_per_mac;
+  for (LayerResult& l : out->layers) {
+    if (l.skipped || l.node < 0) continue;
+    const Role r = role[l.node];
+    l.cost = ScaleCost(l.cost, r, t);
+    l.cost.gemm = ScaleGemm(l.cost.gemm, r, t);
+    l.flops = l.cost.Flops(fpm);
+    l.bytes = l.cost.Bytes();
+    l.intensity = l.bytes > 0 ? l.flops / l.bytes : 0;
+  }
+  for (KernelResult& k : out->kernels) {
+    double f0 = 0, f1 = 0, b0 = 0, b1 = 0, w0 = 0, w1 = 0;
+    for (int li : k.layers) {
+      const LayerResult& before = in.layers[li];
+      const LayerResult& after = out->layers[li];
+      f0 += before.flops;
+      f1 += after.flops;
+      b0 += before.bytes;
+      b1 += after.bytes;
+      w0 += before.cost.weight_bytes;
+      w1 += after.cost.weight_bytes;
+    }
+    const double rf = Ratio(f1, f0), rb = Ratio(b1, b0), rw = Ratio(w1, w0);
+    k.work.matrix_flops *= rf;
+    k.work.other_flops *= rf;
+    k.work.bytes *= rb;
+    k.work.weight_bytes *= rw;
+    if (k.anchor >= 0) k.work.gemm = ScaleGemm(k.work.gemm, role[k.anchor], t);
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
+                                       const Analysis& analysis,
+                                       const ParallelOptions& options) {
+  const Hardware& hw = analysis.hardware;
+  if (absl::Status s = CheckOptions(options, hw); !s.ok()) return s;
+  const int tp = options.tp, pp = options.pp;
+  absl::StatusOr<TransformerBlocks> blocks = FindTransformerBlocks(graph);
+  if (!blocks.ok()) return blocks.status();
+  int64_t attention_blocks = 0;
+  for (const MegatronBlock& b : blocks->blocks) attention_blocks += b.attention;
+  if ((tp > 1 || pp > 1) && attention_blocks == 0) {
+    return absl::InvalidArgumentError(
+        "--tp/--pp: found no transformer layer in the graph (weight MatMuls "
+        "reading one activation whose outputs meet in attention and feed "
+        "one projection)");
+  }
+  std::vector<Role> role(graph.nodes().size(), Role::kReplicated);
+  if (tp > 1) {
+    if (absl::Status s = AssignRoles(graph, *blocks, tp, &role); !s.ok()) {
+      return s;
+    }
+  }
+
+  Analysis out = analysis;
+  ParallelSummary ps;
+  ps.gpus = tp * pp;
+  ps.tp = tp;
+  ps.pp = pp;
+  ps.microbatches = options.microbatches;
+  ps.transformer_layers = attention_blocks;
+  ps.interconnect = LinkText(hw.interconnect);
+  ps.lm_head = blocks->lm_head < 0 ? "no LM head found"
+               : tp > 1 ? "column-parallel (vocabulary split) + all-gather of "
+                          "the logits"
+                        : "whole on one GPU";
+  if (tp > 1) ScaleWork(analysis, role, tp, &out);
+
+  std::vector<int> layer_of(graph.nodes().size(), -1);
+  for (size_t i = 0; i < analysis.layers.size(); ++i) {
+    if (analysis.layers[i].node >= 0) {
+      layer_of[analysis.layers[i].node] = static_cast<int>(i);
+    }
+  }
+  // Two all-reduces per transformer layer, the logits' all-gather.
+  std::vector<Insert> inserts;
+  auto add = [&](int node, CollectiveOp op, int gpus) {
+    const int li = layer_of[node];
+    if (li < 0 || analysis.layers[li].kernel < 0) return;
+    const LayerResult& l = analysis.layers[li];
+    Insert in;
+    in.after_layer = li;
+    in.after_kernel = l.kernel;
+    in.work.op = op;
+    in.work.gpus = gpus;
+    in.work.message_bytes = l.cost.bytes_written;
+    in.name = fmt::format("{}:{}", CollectiveOpName(op), l.name);
+    in.tensors = l.outputs;
+    inserts.push_back(std::move(in));
+  };
+  if (tp > 1) {
+    for (const MegatronBlock& b : blocks->blocks) {
+      add(b.row, CollectiveOp::kAllReduce, tp);
+    }
+    if (blocks->lm_head >= 0) {
+      add(blocks->lm_head, CollectiveOp::kAllGather, tp);
+    }
+    for (const Insert& in : inserts) {
+      absl::StatusOr<CollectiveTime> check =
+          TimeCollective(in.work, hw.interconnect);
+      if (!check.ok()) return check.status();
+    }
+  }
+  InsertCollectives(&out, std::move(inserts));
+  TimeKernels(&out);
+
+  // Pipeline stages: cut after a transformer layer's MLP (and its
+  // all-reduce), the cut closest to each equal share of the time.
+  std::vector<int> stage_end;  // last kernel of each stage but the last
+  if (pp > 1) {
+    struct Cut {
+      int kernel = -1;
+      int layer = -1;
+      double before_s = 0;  // time of the kernels up to and with it
+      double message_bytes = 0;
+    };
+    std::vector<Cut> cuts;
+    std::vector<double> cumulative(out.kernels.size(), 0);
+    double total = 0;
+    for (size_t k = 0; k < out.kernels.size(); ++k) {
+      total += out.kernels[k].time.latency_s;
+      cumulative[k] = total;
+    }
+    absl::flat_hash_map<int, const MegatronBlock*> mlp_row;
+    for (const MegatronBlock& b : blocks->blocks) {
+      if (!b.attention) mlp_row[b.row] = &b;
+    }
+    for (size_t k = 0; k < out.kernels.size(); ++k) {
+      for (int li : out.kernels[k].layers) {
+        const LayerResult& l = out.layers[li];
+        const bool row_end = l.node >= 0 && mlp_row.contains(l.node) &&
+                             tp == 1 && l.kernel == static_cast<int>(k);
+        const bool reduce_end = l.message_bytes > 0 &&
+                                l.op_type == "AllReduce" && li > 0 &&
+                                out.layers[li - 1].node >= 0 &&
+                                mlp_row.contains(out.layers[li - 1].node);
+        if (!row_end && !reduce_end) continue;
+        const LayerResult& row = reduce_end ? out.layers[li - 1] : l;
+        const LayerResult& whole = analysis.layers[layer_of[row.node]];
+        cuts.push_back(
+            {static_cast<int>(k), li, cumulative[k], whole.cost.bytes_written});
+      }
+    }
+    // The last layer's end is no cut (nothing follows but the head).
+    if (!cuts.empty()) cuts.pop_back();
+    if (static_cast<int>(cuts.size()) < pp - 1) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--pp {} needs {} cuts between transformer layers; the graph has "
+          "{} transformer layers",
+          pp, pp - 1, attention_blocks));
+    }
+    std::vector<Insert> sends;
+    size_t from = 0;
+    for (int s = 1; s < pp; ++s) {
+      const double target = total * s / pp;
+      const size_t last = cuts.size() - static_cast<size_t>(pp - 1 - s);
+      size_t best = from;
+      for (size_t c = from; c < last; ++c) {
+        if (std::abs(cuts[c].before_s - target) <
+            std::abs(cuts[best].before_s - target)) {
+          best = c;
+        }
+      }
+      const int g = hw.interconnect.gpus_per_node;
+      Insert in;
+      in.after_layer = cuts[best].layer;
+      in.after_kernel = cuts[best].kernel;
+      in.work.op = CollectiveOp::kPointToPoint;
+      in.work.gpus = 2;
+      in.work.message_bytes = cuts[best].message_bytes;
+      in.work.across_nodes = ((s - 1) * tp) / g != (s * tp) / g;
+      in.name = fmt::format("SendRecv:stage{}->stage{}", s - 1, s);
+      in.tensors = out.layers[cuts[best].layer].outputs;
+      absl::StatusOr<CollectiveTime> check =
+          TimeCollective(in.work, hw.interconnect);
+      if (!check.ok()) return check.status();
+      sends.push_back(std::move(in));
+      from = best + 1;
+    }
+    InsertCollectives(&out, std::move(sends));
+    TimeKernels(&out);
+    for (size_t k = 0; k < out.kernels.size(); ++k) {
+      if (out.kernels[k].work.kind == KernelClass::kCollective &&
+          out.kernels[k].work.collective.op == CollectiveOp::kPointToPoint) {
+        stage_end.push_back(static_cast<int>(k));
+      }
+    }
+  }
+
+  // Stage times and the pipeline.
+  ps.stage_latency_s.assign(pp, 0);
+  std::vector<int> stage_of_kernel(out.kernels.size(), 0);
+  int stage = 0;
+  for (size_t k = 0; k < out.kernels.size(); ++k) {
+    stage_of_kernel[k] = stage;
+    ps.stage_latency_s[stage] += out.kernels[k].time.latency_s;
+    if (out.kernels[k].work.kind == KernelClass::kCollective) {
+      ++ps.collectives;
+      ps.collective_s += out.kernels[k].time.latency_s;
+    }
+    if (stage < pp - 1 && std::find(stage_end.begin(), stage_end.end(),
+                                    static_cast<int>(k)) != stage_end.end()) {
+      ++stage;
+    }
+  }
+  const double m = options.microbatches;
+  double slowest = 0, sum = 0;
+  for (double s : ps.stage_latency_s) {
+    slowest = std::max(slowest, s);
+    sum += s;
+  }
+  ps.pipeline_latency_s = sum + (m - 1) * slowest + out.summary.per_inference_s;
+  ps.bubble_fraction = (pp - 1.0) / (m + pp - 1.0);
+  ps.throughput_per_s =
+      ps.pipeline_latency_s > 0
+          ? m * static_cast<double>(out.batch) / ps.pipeline_latency_s
+          : 0;
+  // One GPU runs one stage: its MFU is the stage's share.
+  out.summary.mfu /= pp;
+
+  // Weights per GPU: sharded ones / tp, on the most loaded stage.
+  std::vector<double> stage_bytes(pp, 0);
+  std::vector<double> stage_params(pp, 0);
+  std::vector<int> first_use(graph.tensors().size(), -1);
+  std::vector<bool> sharded(graph.tensors().size(), false);
+  std::vector<int> out_layer_of(graph.nodes().size(), -1);
+  for (size_t i = 0; i < out.layers.size(); ++i) {
+    if (out.layers[i].node >= 0) {
+      out_layer_of[out.layers[i].node] = static_cast<int>(i);
+    }
+  }
+  for (int n : graph.topological_order()) {
+    for (int in : graph.node(n).inputs) {
+      const int w = in >= 0 ? WeightSource(graph, in) : -1;
+      if (w < 0) continue;
+      if (first_use[w] < 0) first_use[w] = n;
+      if (role[n] != Role::kReplicated) sharded[w] = true;
+    }
+  }
+  double raw_bytes = 0;
+  for (const graph::Tensor& t : graph.tensors()) {
+    if (graph.IsWeight(t) && t.shape_known) raw_bytes += t.Bytes();
+  }
+  // Weight bytes at the analysis' pricing (--precision) per raw byte.
+  const double priced = Ratio(out.summary.weight_bytes, raw_bytes);
+  for (size_t w = 0; w < graph.tensors().size(); ++w) {
+    const graph::Tensor& t = graph.tensor(static_cast<int>(w));
+    if (!graph.IsWeight(t) || !t.shape_known) continue;
+    int s = 0;
+    if (first_use[w] >= 0) {
+      // The first consumer's kernel, or the nearest kernel after it.
+      const int li = out_layer_of[first_use[w]];
+      int k = li >= 0 ? out.layers[li].kernel : -1;
+      for (size_t j = li >= 0 ? li : 0; k < 0 && j < out.layers.size(); ++j) {
+        k = out.layers[j].kernel;
+      }
+      if (k >= 0) s = stage_of_kernel[k];
+    }
+    const double share = sharded[w] ? 1.0 / tp : 1.0;
+    stage_bytes[s] += t.Bytes() * priced * share;
+    stage_params[s] += static_cast<double>(t.NumElements()) * share;
+  }
+  for (int s = 0; s < pp; ++s) {
+    if (stage_bytes[s] >= ps.weight_bytes_per_gpu) {
+      ps.weight_bytes_per_gpu = stage_bytes[s];
+      ps.params_per_gpu = static_cast<int64_t>(std::llround(stage_params[s]));
+    }
+  }
+  ps.fits_in_memory_per_gpu =
+      ps.weight_bytes_per_gpu + out.summary.peak_activation_bytes <=
+      hw.memory_capacity_bytes;
+  out.summary.parallel = std::move(ps);
+  return out;
+}
+
+}  // namespace ridgeline::engine

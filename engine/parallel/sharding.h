@@ -1,0 +1,49 @@
+// Tensor and pipeline parallelism on a finished analysis (--tp, --pp,
+// --microbatches): the Megatron split of each transformer layer's attention
+// and MLP MatMuls over `tp` GPUs with two all-reduces per layer, and the
+// layers cut into `pp` stages balanced by time with a send/receive between
+// stages. Every kernel is re-timed by TimeKernel (collectives too).
+//
+//   absl::StatusOr<Analysis> s = ShardAnalysis(graph, analysis, {.tp = 8});
+//
+// Tensor parallel (Shoeybi et al. 2019, anchors_2026.md 4.1):
+// - column-parallel: Q, K, V (or fused QKV), gate and up: FLOPs, weights and
+//   outputs / tp; the input is read whole;
+// - row-parallel: output projection and down: FLOPs, weights and inputs /
+//   tp; the output (a partial sum) is written whole, then all-reduced
+//   (message = its bytes: tokens x hidden x activation bytes);
+// - between them (attention core, KV cache, SwiGLU): everything / tp
+//   (heads and KV heads divided: tp must divide both);
+// - norms, residual adds, embedding: replicated;
+// - LM head: column-parallel (vocabulary split) with an all-gather of the
+//   logits, as TensorRT-LLM and vLLM run it.
+// Pipeline parallel: stage s holds the layers between cuts at transformer-
+// layer ends chosen so the stages' times are closest to equal; one
+// send/receive of the activation crossing each cut. One request runs the
+// stages in sequence (latency = sum); M micro-batches overlap them.
+#ifndef RIDGELINE_ENGINE_PARALLEL_SHARDING_H_
+#define RIDGELINE_ENGINE_PARALLEL_SHARDING_H_
+
+#include "absl/status/statusor.h"
+#include "engine/analysis.h"
+#include "graph/graph.h"
+
+namespace ridgeline::engine {
+
+struct ParallelOptions {
+  int tp = 1;
+  int pp = 1;
+  int microbatches = 1;
+};
+
+// Errors (input errors): tp, pp or microbatches < 1; tp not dividing the
+// heads or KV heads (both named) or an MLP's width; tp > 1 on a graph with
+// no transformer block; more GPUs than the device's node holds with no
+// network, or no interconnect data at all; pp larger than the layers.
+absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
+                                       const Analysis& analysis,
+                                       const ParallelOptions& options);
+
+}  // namespace ridgeline::engine
+
+#endif  // RIDGELINE_ENGINE_PARALLEL_SHARDING_H_

@@ -1,0 +1,442 @@
+// Multi-GPU: collective times by hand and against NCCL measurements,
+// tensor- and pipeline-parallel sharding of the zoo Llama graphs, the CLI's
+// --tp/--pp errors and speed.
+#include <sys/wait.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/analysis.h"
+#include "engine/parallel/collectives.h"
+#include "engine/parallel/sharding.h"
+#include "engine/parallel/transformer_blocks.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/zoo_test_util.h"
+#include "zoo/runtime_catalog.h"
+
+namespace ridgeline {
+namespace {
+
+using engine::CollectiveOp;
+using engine::CollectiveWork;
+using engine::Interconnect;
+
+// A node of 8 GPUs: 450 GB/s per direction, 1 us per ring step, 5 us launch;
+// 50 GB/s and 5 us per step across nodes.
+Interconnect Node8() {
+  Interconnect ic;
+  ic.intra_node = "test";
+  ic.intra_node_bandwidth_bytes_per_s = 450e9;
+  ic.gpus_per_node = 8;
+  ic.intra_node_latency_s = 1e-6;
+  ic.inter_node = "test";
+  ic.inter_node_bandwidth_bytes_per_s = 50e9;
+  ic.inter_node_latency_s = 5e-6;
+  ic.collective_launch_s = 5e-6;
+  ic.source = "test";
+  return ic;
+}
+
+double Time(CollectiveOp op, double bytes, int gpus, bool across = false,
+            const Interconnect& ic = Node8()) {
+  absl::StatusOr<engine::CollectiveTime> t =
+      engine::TimeCollective({op, bytes, gpus, across}, ic);
+  EXPECT_TRUE(t.ok()) << t.status();
+  return t.ok() ? t->total_s : -1;
+}
+
+TEST(Collectives, RingFormulasByHand) {
+  // All-reduce, 8 GPUs, 16384 B: 5 + 2*7*1 us + (2*7/8) * 16384 / 450e9 s
+  // = 19 us + 0.063716 us.
+  EXPECT_NEAR(Time(CollectiveOp::kAllReduce, 16384, 8), 19.063716e-6, 1e-11);
+  // All-gather and reduce-scatter, 4 GPUs, 1e6 B: 5 + 3 us + 0.75e6/450e9 s
+  // = 8 + 1.666667 us.
+  EXPECT_NEAR(Time(CollectiveOp::kAllGather, 1e6, 4), 9.666667e-6, 1e-11);
+  EXPECT_NEAR(Time(CollectiveOp::kReduceScatter, 1e6, 4), 9.666667e-6, 1e-11);
+  // All-to-all, 8 GPUs, 8e6 B: 5 + 7 us + 7e6/450e9 s = 12 + 15.555556 us.
+  EXPECT_NEAR(Time(CollectiveOp::kAllToAll, 8e6, 8), 27.555556e-6, 1e-11);
+  // Send/receive of 1e6 B: in a node 5 + 1 us + 1e6/450e9 s = 8.222222 us;
+  // across nodes 5 + 5 us + 1e6/50e9 s = 30 us.
+  EXPECT_NEAR(Time(CollectiveOp::kPointToPoint, 1e6, 2), 8.222222e-6, 1e-11);
+  EXPECT_NEAR(Time(CollectiveOp::kPointToPoint, 1e6, 2, true), 30e-6, 1e-11);
+  // One GPU: nothing.
+  EXPECT_EQ(Time(CollectiveOp::kAllReduce, 1e6, 1), 0);
+}
+
+TEST(Collectives, HierarchicalAcrossNodes) {
+  // All-reduce over 16 GPUs (2 nodes of 8), 8e6 B:
+  //   launch 5 us
+  //   reduce-scatter in the node: 7 x 1 us + 7/8 x 8e6 / 450e9 = 7 + 15.5556
+  //   all-reduce of 1e6 B over 2 nodes: 2 x 5 us + 1e6 / 50e9 = 10 + 20
+  //   all-gather in the node: 7 + 15.5556
+  // = 29 us latency + 51.1111 us bandwidth = 80.1111 us.
+  absl::StatusOr<engine::CollectiveTime> t = engine::TimeCollective(
+      {CollectiveOp::kAllReduce, 8e6, 16, false}, Node8());
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->across_nodes);
+  EXPECT_NEAR(t->latency_s, 29e-6, 1e-12);
+  EXPECT_NEAR(t->bandwidth_s, 51.111111e-6, 1e-11);
+  EXPECT_NEAR(t->total_s, 80.111111e-6, 1e-11);
+}
+
+TEST(Collectives, Errors) {
+  Interconnect no_network = Node8();
+  no_network.inter_node_bandwidth_bytes_per_s = 0;
+  absl::StatusOr<engine::CollectiveTime> t = engine::TimeCollective(
+      {CollectiveOp::kAllReduce, 1e6, 16, false}, no_network);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("no network"), std::string::npos)
+      << t.status();
+  t = engine::TimeCollective({CollectiveOp::kAllReduce, 1e6, 12, false},
+                             Node8());
+  EXPECT_FALSE(t.ok());  // 12 GPUs across nodes of 8
+  t = engine::TimeCollective({CollectiveOp::kAllReduce, -1, 8, false}, Node8());
+  EXPECT_FALSE(t.ok());
+  t = engine::TimeCollective({CollectiveOp::kAllReduce, 1e6, 2, false},
+                             Interconnect{});
+  EXPECT_FALSE(t.ok());  // no link data
+}
+
+// NCCL all-reduce on H100 SXM (fp16), measured: aiconfigurator's NCCL table
+// (ai-dynamo/aiconfigurator @4fabb773, NCCL 2.27/2.29), as restated in
+// shared/reference/anchors_2026.md 3.2. Sizes are binary (8 KiB, 2 MiB,
+// 128 MiB, 512 MiB): the table's bus bandwidths (0.9, 95, 406, 445 GB/s)
+// follow from them. Predicted with zoo/hardware/h100-sxm.json.
+TEST(Collectives, AgainstNcclMeasurementsOnH100) {
+  absl::StatusOr<engine::Hardware> hw = testing::SourceHardware("h100-sxm");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  struct Row {
+    int gpus;
+    double bytes;
+    double measured_s;
+    double max_error;  // |predicted / measured - 1|
+  };
+  const Row rows[] = {
+      {8, 8192, 16.4e-6, 0.25},       // predicted 19.0 us: +16%
+      {8, 2097152, 38.6e-6, 0.35},    // 27.2 us: -30% (NCCL's LL128 phase)
+      {8, 134217728, 578e-6, 0.10},   // 541 us: -6%
+      {8, 536870912, 2112e-6, 0.05},  // 2107 us: -0.2%
+      {2, 8192, 7.0e-6, 0.05},        // 7.0 us: +0.3%
+      {2, 536870912, 1677e-6, 0.35},  // 1200 us: -28% (2 GPUs reach
+                                      // 320 GB/s of 450)
+  };
+  for (const Row& r : rows) {
+    absl::StatusOr<engine::CollectiveTime> t = engine::TimeCollective(
+        {CollectiveOp::kAllReduce, r.bytes, r.gpus, false}, hw->interconnect);
+    ASSERT_TRUE(t.ok()) << t.status();
+    const double error = t->total_s / r.measured_s - 1;
+    std::printf(
+        "NCCL all-reduce %d GPUs %.0f B: predicted %.1f us, "
+        "measured %.1f us, error %+.1f%%\n",
+        r.gpus, r.bytes, t->total_s * 1e6, r.measured_s * 1e6, 100 * error);
+    EXPECT_LE(std::abs(error), r.max_error) << r.gpus << " GPUs " << r.bytes;
+  }
+}
+
+struct Sharded {
+  engine::Analysis whole;
+  engine::Analysis split;
+};
+
+absl::StatusOr<graph::Graph> ZooGraph(std::string_view name) {
+  absl::StatusOr<zoo::ModelEntry> e = testing::SourceEntry(name);
+  if (!e.ok()) return e.status();
+  return testing::ImportEntry(*e);
+}
+
+absl::StatusOr<Sharded> Shard(const graph::Graph& g, std::string_view hw_key,
+                              engine::ParallelOptions parallel,
+                              std::string precision = "bf16") {
+  absl::StatusOr<engine::Hardware> hw = testing::SourceHardware(hw_key);
+  if (!hw.ok()) return hw.status();
+  absl::StatusOr<engine::Runtime> rt =
+      zoo::ResolveRuntime(zoo::DefaultRuntimeKey(*hw));
+  if (!rt.ok()) return rt.status();
+  engine::AnalyzeOptions o;
+  o.runtime = &*rt;
+  o.precision = precision;
+  absl::StatusOr<engine::Analysis> a = engine::Analyze(g, *hw, o);
+  if (!a.ok()) return a.status();
+  absl::StatusOr<engine::Analysis> s = engine::ShardAnalysis(g, *a, parallel);
+  if (!s.ok()) return s.status();
+  return Sharded{*std::move(a), *std::move(s)};
+}
+
+class Llama8bDecode : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    absl::StatusOr<graph::Graph> g = ZooGraph("llama-3.1-8b-decode");
+    ASSERT_TRUE(g.ok()) << g.status();
+    graph_ = new graph::Graph(*std::move(g));
+  }
+  static graph::Graph* graph_;
+};
+graph::Graph* Llama8bDecode::graph_ = nullptr;
+
+TEST_F(Llama8bDecode, FindsEveryTransformerBlock) {
+  absl::StatusOr<engine::TransformerBlocks> b =
+      engine::FindTransformerBlocks(*graph_);
+  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_EQ(b->blocks.size(), 64u);  // 32 layers x (attention, MLP)
+  int attention = 0;
+  for (const engine::MegatronBlock& block : b->blocks) {
+    if (block.attention) {
+      ++attention;
+      // Llama-3.1-8B config.json: 32 heads, 8 KV heads, head dim 128.
+      EXPECT_EQ(block.heads, 32);
+      EXPECT_EQ(block.kv_heads, 8);
+      EXPECT_EQ(block.head_dim, 128);
+      EXPECT_EQ(block.column.size(), 3u);  // Q, K, V
+    } else {
+      EXPECT_EQ(block.columns, 14336);     // FFN width
+      EXPECT_EQ(block.column.size(), 2u);  // gate, up
+    }
+  }
+  EXPECT_EQ(attention, 32);
+  EXPECT_GE(b->lm_head, 0);
+}
+
+TEST_F(Llama8bDecode, ShardedFlopsTimesTpPlusReplicatedIsTheWhole) {
+  absl::StatusOr<Sharded> s = Shard(*graph_, "h100-sxm", {.tp = 4});
+  ASSERT_TRUE(s.ok()) << s.status();
+  double replicated = 0, sharded = 0, whole = 0;
+  int sharded_layers = 0;
+  size_t j = 0;
+  for (const engine::LayerResult& l : s->whole.layers) {
+    while (s->split.layers[j].node != l.node) ++j;  // skip collectives
+    const engine::LayerResult& m = s->split.layers[j++];
+    whole += l.flops;
+    if (m.flops == l.flops) {
+      replicated += m.flops;
+    } else {
+      EXPECT_NEAR(m.flops * 4, l.flops, 1e-9 * l.flops) << l.name;
+      sharded += m.flops;
+      ++sharded_layers;
+    }
+  }
+  EXPECT_NEAR(sharded * 4 + replicated, whole, 1e-9 * whole);
+  // Most of the work is split: the 7 projections of 32 layers + LM head.
+  EXPECT_GT(sharded * 4, 0.95 * whole);
+  EXPECT_GE(sharded_layers, 32 * 7 + 1);
+}
+
+TEST_F(Llama8bDecode, WeightsPerGpuSumToTheModel) {
+  absl::StatusOr<Sharded> s = Shard(*graph_, "h100-sxm", {.tp = 8});
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_TRUE(s->split.summary.parallel.has_value());
+  const engine::ParallelSummary& p = *s->split.summary.parallel;
+  // By hand from config.json: split over 8 GPUs are the 32 layers'
+  // projections, 32 x (218,112,000 - 2 x 4,096 norms) = 6,979,321,856, and
+  // the LM head 525,336,576: 7,504,658,432; whole on each GPU are the
+  // embedding 525,336,576, 32 x 8,192 norm weights and the final norm 4,096:
+  // 525,602,816. Per GPU 525,602,816 + 7,504,658,432 / 8 = 1,463,685,120.
+  EXPECT_EQ(p.params_per_gpu, 1463685120);
+  EXPECT_EQ(525602816 + 7504658432, 8030261248);  // the published total
+  // At bf16, 2 bytes each.
+  EXPECT_NEAR(p.weight_bytes_per_gpu, 2.0 * 1463685120, 1);
+  EXPECT_EQ(p.gpus, 8);
+  EXPECT_TRUE(p.fits_in_memory_per_gpu);
+}
+
+TEST_F(Llama8bDecode, TwoAllReducesPerLayerWithTokenTimesHiddenMessages) {
+  absl::StatusOr<Sharded> s = Shard(*graph_, "h100-sxm", {.tp = 2});
+  ASSERT_TRUE(s.ok()) << s.status();
+  int all_reduce = 0, all_gather = 0;
+  for (const engine::LayerResult& l : s->split.layers) {
+    if (l.op_type == "AllReduce") {
+      ++all_reduce;
+      // 1 token x hidden 4096 x 2 bytes (bf16).
+      EXPECT_EQ(l.message_bytes, 8192) << l.name;
+      EXPECT_GT(l.latency_s, 0);
+      ASSERT_GE(l.kernel, 0);
+      EXPECT_EQ(s->split.kernels[l.kernel].work.kind,
+                engine::KernelClass::kCollective);
+    }
+    if (l.op_type == "AllGather") {
+      ++all_gather;
+      EXPECT_EQ(l.message_bytes, 128256 * 2);  // the logits, bf16
+    }
+  }
+  EXPECT_EQ(all_reduce, 2 * 32);
+  EXPECT_EQ(all_gather, 1);
+  EXPECT_EQ(s->split.summary.parallel->collectives, 65);
+  // The latency is the sum of the kernels, collectives included.
+  double sum = s->split.summary.per_inference_s;
+  for (const engine::KernelResult& k : s->split.kernels) {
+    sum += k.time.latency_s;
+  }
+  EXPECT_NEAR(s->split.summary.latency_s, sum, 1e-12);
+}
+
+TEST_F(Llama8bDecode, DecodeSpeedUpFromOneToEightGpusIsSublinear) {
+  absl::StatusOr<Sharded> s = Shard(*graph_, "h100-sxm", {.tp = 8});
+  ASSERT_TRUE(s.ok()) << s.status();
+  const double speed_up =
+      s->whole.summary.latency_s / s->split.summary.latency_s;
+  std::printf(
+      "Llama-3.1-8B decode bf16 H100: 1 GPU %.3f ms, 8 GPUs %.3f "
+      "ms, speed-up %.2f\n",
+      s->whole.summary.latency_s * 1e3, s->split.summary.latency_s * 1e3,
+      speed_up);
+  EXPECT_GT(speed_up, 1.5);
+  EXPECT_LT(speed_up, 6.0);  // far from 8: all-reduce latency floors
+  // Collectives take a visible share of the step.
+  EXPECT_GT(s->split.summary.parallel->collective_s,
+            0.1 * s->split.summary.latency_s);
+}
+
+TEST_F(Llama8bDecode, TensorParallelMustDivideHeads) {
+  absl::StatusOr<Sharded> s = Shard(*graph_, "h100-sxm", {.tp = 3});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("32 query heads and 8 KV heads"),
+            std::string::npos)
+      << s.status();
+  s = Shard(*graph_, "h100-sxm", {.tp = 16});  // 2 nodes; 8 KV heads
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("8 KV heads"), std::string::npos)
+      << s.status();
+  s = Shard(*graph_, "l4", {.tp = 2});  // no interconnect data
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("no interconnect"), std::string::npos)
+      << s.status();
+}
+
+TEST_F(Llama8bDecode, PipelineStagesAndBubble) {
+  absl::StatusOr<Sharded> s =
+      Shard(*graph_, "h100-sxm", {.tp = 2, .pp = 2, .microbatches = 4});
+  ASSERT_TRUE(s.ok()) << s.status();
+  const engine::ParallelSummary& p = *s->split.summary.parallel;
+  ASSERT_EQ(p.stage_latency_s.size(), 2u);
+  int sends = 0;
+  for (const engine::LayerResult& l : s->split.layers) {
+    if (l.op_type == "SendRecv") {
+      ++sends;
+      EXPECT_EQ(l.message_bytes, 8192);  // 1 token x 4096 x bf16
+    }
+  }
+  EXPECT_EQ(sends, 1);
+  // Balanced by time: the two stages within 15% of each other (the LM
+  // head sits in the last).
+  EXPECT_NEAR(p.stage_latency_s[0] / p.stage_latency_s[1], 1.0, 0.15);
+  // One request runs the stages in turn.
+  EXPECT_NEAR(p.stage_latency_s[0] + p.stage_latency_s[1] +
+                  s->split.summary.per_inference_s,
+              s->split.summary.latency_s, 1e-12);
+  // Bubble (p - 1) / (m + p - 1) = 1 / 5.
+  EXPECT_DOUBLE_EQ(p.bubble_fraction, 0.2);
+  const double slowest = std::max(p.stage_latency_s[0], p.stage_latency_s[1]);
+  EXPECT_NEAR(p.pipeline_latency_s, s->split.summary.latency_s + 3 * slowest,
+              1e-12);
+  EXPECT_EQ(p.gpus, 4);
+}
+
+// --- CLI -------------------------------------------------------------------
+
+const std::string kAnalyze = RIDGELINE_BINARY_DIR "/tools/analyze";
+
+struct CliRun {
+  int code = -1;
+  std::string out, err;
+  double seconds = 0;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+CliRun RunAnalyze(const std::string& args) {
+  const std::string dir = ::testing::TempDir();
+  const std::string out = dir + "/parallel_out", err = dir + "/parallel_err";
+  const std::string cmd =
+      "'" + kAnalyze + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const auto start = std::chrono::steady_clock::now();
+  const int status = std::system(cmd.c_str());
+  CliRun r;
+  r.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = Slurp(out);
+  r.err = Slurp(err);
+  return r;
+}
+
+TEST(ParallelCli, ErrorsExitTwo) {
+  CliRun r = RunAnalyze("--zoo llama-3.1-8b-decode --hw h100 --tp 3");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("32 query heads and 8 KV heads"), std::string::npos)
+      << r.err;
+  r = RunAnalyze("--zoo llama-3.1-8b-decode --hw l4 --tp 2");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no interconnect"), std::string::npos) << r.err;
+  r = RunAnalyze("--zoo resnet50 --hw h100 --tp 2");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no transformer layer"), std::string::npos) << r.err;
+  r = RunAnalyze("--zoo llama-3.1-8b-decode --hw h100 --tp 0");
+  EXPECT_EQ(r.code, 1);  // a usage error: not an integer in [1, 4096]
+  r = RunAnalyze("--zoo llama-3.1-8b-decode --hw h100 --microbatches 4");
+  EXPECT_EQ(r.code, 1);  // needs --pp
+}
+
+TEST(ParallelCli, JsonHasGpusAndCollectiveLayers) {
+  CliRun r = RunAnalyze(
+      "--zoo llama-3.1-8b-decode --hw h100 --precision bf16 --tp 2 --pp 2 "
+      "--format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["summary"]["gpus"], 4);
+  EXPECT_EQ(j["summary"]["parallel"]["tp"], 2);
+  EXPECT_EQ(j["summary"]["parallel"]["pp"], 2);
+  int all_reduce = 0;
+  for (const auto& l : j["layers"]) {
+    if (l["op"] == "AllReduce") {
+      ++all_reduce;
+      EXPECT_EQ(l["message_bytes"], 8192);
+    }
+  }
+  EXPECT_EQ(all_reduce, 64);
+}
+
+TEST(ParallelCli, ServeWithTensorParallel) {
+  CliRun one = RunAnalyze(
+      "--zoo llama-3.1-8b-decode --hw h100 --precision bf16 --serve "
+      "--prompt 128 --generate 8 --format json");
+  CliRun two = RunAnalyze(
+      "--zoo llama-3.1-8b-decode --hw h100 --precision bf16 --serve "
+      "--prompt 128 --generate 8 --tp 2 --format json");
+  ASSERT_EQ(one.code, 0) << one.err;
+  ASSERT_EQ(two.code, 0) << two.err;
+  const nlohmann::json a = nlohmann::json::parse(one.out)["serve"];
+  const nlohmann::json b = nlohmann::json::parse(two.out)["serve"];
+  EXPECT_LT(b["tpot_s"].get<double>(), a["tpot_s"].get<double>());
+  EXPECT_LT(b["ttft_s"].get<double>(), a["ttft_s"].get<double>());
+}
+
+// Issue 14: Llama-3.1-70B decode on 8 H100s with --tp 8 under 100 ms, the
+// whole process. The bound here is generous (a shared, loaded 2-core test
+// machine; tests run in parallel); the README gives the measured figure.
+TEST(ParallelCli, Llama70bDecodeTp8IsFast) {
+  CliRun r =
+      RunAnalyze("--zoo llama-3.1-70b-decode --hw h100 --tp 8 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::printf("llama-3.1-70b-decode --tp 8 whole process: %.1f ms\n",
+              r.seconds * 1e3);
+  EXPECT_LT(r.seconds, 2.0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["summary"]["gpus"], 8);
+  EXPECT_EQ(j["summary"]["parallel"]["transformer_layers"], 80);
+}
+
+}  // namespace
+}  // namespace ridgeline
