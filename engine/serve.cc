@@ -127,7 +127,7 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
   auto analyze = [&](const graph::Graph& g) -> absl::StatusOr<Analysis> {
     absl::StatusOr<Analysis> a = Analyze(g, in.hardware, opts);
     if (!a.ok() || !sharded) return a;
-    return ShardAnalysis(g, *a, in.parallel);
+    return ShardAnalysis(g, *std::move(a), in.parallel);
   };
   absl::StatusOr<Analysis> prefill = analyze(*in.prefill);
   if (!prefill.ok()) return prefill.status();

@@ -408,6 +408,26 @@ TEST(ParallelCli, JsonHasGpusAndCollectiveLayers) {
   EXPECT_EQ(all_reduce, 64);
 }
 
+// An HF/optimum-style decoder (tests/fixtures/field/make_field_fixtures.py:
+// one layer, past_key_values.* inputs, attention mask): the same blocks are
+// found by structure.
+TEST(ParallelCli, HfDecoderFixture) {
+  CliRun r = RunAnalyze("'" RIDGELINE_SOURCE_DIR
+                        "/tests/fixtures/field/hf_decoder.onnx' --hw h100 "
+                        "--batch 1 --dim sequence=8 --dim past_sequence=16 "
+                        "--dim total_sequence=24 --tp 2 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  int all_reduce = 0, all_gather = 0;
+  for (const auto& l : j["layers"]) {
+    all_reduce += l["op"] == "AllReduce";
+    all_gather += l["op"] == "AllGather";
+  }
+  EXPECT_EQ(all_reduce, 2);  // one layer: attention and MLP
+  EXPECT_EQ(all_gather, 1);  // the logits
+  EXPECT_EQ(j["summary"]["parallel"]["transformer_layers"], 1);
+}
+
 TEST(ParallelCli, ServeWithTensorParallel) {
   CliRun one = RunAnalyze(
       "--zoo llama-3.1-8b-decode --hw h100 --precision bf16 --serve "

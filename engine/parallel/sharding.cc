@@ -210,11 +210,19 @@ absl::Status AssignRoles(const graph::Graph& graph, const TransformerBlocks& b,
   return absl::OkStatus();
 }
 
+// What sharding changes of a layer, as the unsharded analysis had it.
+struct Before {
+  double flops = 0;
+  double bytes = 0;
+  double weight_bytes = 0;
+  double bytes_written = 0;
+};
+
 // The tensor-parallel split of every layer and kernel.
-void ScaleWork(const Analysis& in, const std::vector<Role>& role, int tp,
-               Analysis* out) {
+void ScaleWork(const std::vector<Before>& in, const std::vector<Role>& role,
+               int tp, Analysis* out) {
   const double t = tp;
-  const double fpm = in.pricing.flops_per_mac;
+  const double fpm = out->pricing.flops_per_mac;
   for (LayerResult& l : out->layers) {
     if (l.skipped || l.node < 0) continue;
     const Role r = role[l.node];
@@ -227,13 +235,13 @@ void ScaleWork(const Analysis& in, const std::vector<Role>& role, int tp,
   for (KernelResult& k : out->kernels) {
     double f0 = 0, f1 = 0, b0 = 0, b1 = 0, w0 = 0, w1 = 0;
     for (int li : k.layers) {
-      const LayerResult& before = in.layers[li];
+      const Before& before = in[li];
       const LayerResult& after = out->layers[li];
       f0 += before.flops;
       f1 += after.flops;
       b0 += before.bytes;
       b1 += after.bytes;
-      w0 += before.cost.weight_bytes;
+      w0 += before.weight_bytes;
       w1 += after.cost.weight_bytes;
     }
     const double rf = Ratio(f1, f0), rb = Ratio(b1, b0), rw = Ratio(w1, w0);
@@ -248,7 +256,7 @@ void ScaleWork(const Analysis& in, const std::vector<Role>& role, int tp,
 }  // namespace
 
 absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
-                                       const Analysis& analysis,
+                                       Analysis analysis,
                                        const ParallelOptions& options) {
   const Hardware& hw = analysis.hardware;
   if (absl::Status s = CheckOptions(options, hw); !s.ok()) return s;
@@ -270,7 +278,14 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
     }
   }
 
-  Analysis out = analysis;
+  Analysis& out = analysis;  // sharded in place
+  std::vector<Before> before(out.layers.size());
+  std::vector<int> kernel_before(out.layers.size(), -1);
+  for (size_t i = 0; i < out.layers.size(); ++i) {
+    const LayerResult& l = out.layers[i];
+    before[i] = {l.flops, l.bytes, l.cost.weight_bytes, l.cost.bytes_written};
+    kernel_before[i] = l.kernel;
+  }
   ParallelSummary ps;
   ps.gpus = tp * pp;
   ps.tp = tp;
@@ -282,7 +297,7 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
                : tp > 1 ? "column-parallel (vocabulary split) + all-gather of "
                           "the logits"
                         : "whole on one GPU";
-  if (tp > 1) ScaleWork(analysis, role, tp, &out);
+  if (tp > 1) ScaleWork(before, role, tp, &out);
 
   std::vector<int> layer_of(graph.nodes().size(), -1);
   for (size_t i = 0; i < analysis.layers.size(); ++i) {
@@ -294,14 +309,14 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
   std::vector<Insert> inserts;
   auto add = [&](int node, CollectiveOp op, int gpus) {
     const int li = layer_of[node];
-    if (li < 0 || analysis.layers[li].kernel < 0) return;
-    const LayerResult& l = analysis.layers[li];
+    if (li < 0 || kernel_before[li] < 0) return;
+    const LayerResult& l = out.layers[li];
     Insert in;
     in.after_layer = li;
-    in.after_kernel = l.kernel;
+    in.after_kernel = kernel_before[li];
     in.work.op = op;
     in.work.gpus = gpus;
-    in.work.message_bytes = l.cost.bytes_written;
+    in.work.message_bytes = before[li].bytes_written;
     in.name = fmt::format("{}:{}", CollectiveOpName(op), l.name);
     in.tensors = l.outputs;
     inserts.push_back(std::move(in));
@@ -354,9 +369,8 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
                                 mlp_row.contains(out.layers[li - 1].node);
         if (!row_end && !reduce_end) continue;
         const LayerResult& row = reduce_end ? out.layers[li - 1] : l;
-        const LayerResult& whole = analysis.layers[layer_of[row.node]];
-        cuts.push_back(
-            {static_cast<int>(k), li, cumulative[k], whole.cost.bytes_written});
+        cuts.push_back({static_cast<int>(k), li, cumulative[k],
+                        before[layer_of[row.node]].bytes_written});
       }
     }
     // The last layer's end is no cut (nothing follows but the head).
@@ -488,7 +502,7 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
       ps.weight_bytes_per_gpu + out.summary.peak_activation_bytes <=
       hw.memory_capacity_bytes;
   out.summary.parallel = std::move(ps);
-  return out;
+  return analysis;
 }
 
 }  // namespace ridgeline::engine

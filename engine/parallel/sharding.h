@@ -40,8 +40,9 @@ struct ParallelOptions {
 // heads or KV heads (both named) or an MLP's width; tp > 1 on a graph with
 // no transformer block; more GPUs than the device's node holds with no
 // network, or no interconnect data at all; pp larger than the layers.
+// `analysis` is sharded in place (move it in when it is not needed after).
 absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
-                                       const Analysis& analysis,
+                                       Analysis analysis,
                                        const ParallelOptions& options);
 
 }  // namespace ridgeline::engine

@@ -33,7 +33,8 @@ absl::StatusOr<std::vector<engine::Analysis>> OtherDevices(
           fmt::format("{}: {}", ctx.model_name, MessageOf(a.status())));
     }
     if (ctx.options->parallel.tp * ctx.options->parallel.pp > 1) {
-      a = engine::ShardAnalysis(ctx.graph, *a, ctx.options->parallel);
+      a = engine::ShardAnalysis(ctx.graph, *std::move(a),
+                                ctx.options->parallel);
       if (!a.ok()) {
         return absl::InvalidArgumentError(
             fmt::format("{}: {}", ctx.model_name, MessageOf(a.status())));

@@ -262,8 +262,8 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
   ctx.analysis = *std::move(analysis);
   ctx.analysis.model = ctx.model_name;
   if (options.parallel.tp * options.parallel.pp > 1) {
-    absl::StatusOr<engine::Analysis> sharded =
-        engine::ShardAnalysis(ctx.graph, ctx.analysis, options.parallel);
+    absl::StatusOr<engine::Analysis> sharded = engine::ShardAnalysis(
+        ctx.graph, std::move(ctx.analysis), options.parallel);
     if (!sharded.ok()) {
       return Fail(err, fmt::format("{}: {}", ctx.model_name,
                                    MessageOf(sharded.status())));
