@@ -50,6 +50,10 @@ struct Tensor {
   DType dtype = DType::kUndefined;
   Dims dims;  // meaningful only when shape_known
   bool shape_known = false;
+  // The dims are the largest a data-dependent size can take (NonZero with
+  // every element non-zero, NonMaxSuppression selecting every box, ...),
+  // not the size of a particular run; Graph::warnings says which.
+  bool upper_bound = false;
   TensorKind kind = TensorKind::kActivation;
   // Initializer whose bytes live in an external file (never opened).
   bool external_data = false;

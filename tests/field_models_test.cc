@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -194,8 +195,9 @@ TEST(FieldModels, DimMatchingNoInputIsAnErrorListingTheSymbolicDims) {
 // neither unresolved nor skipped.
 
 // sr (int64 scalar) selects a branch: sr == 16000 -> then: x[1,16] @ A[16,8]
-// (128 MACs); else: a Reshape of x to a data-dependent shape (NonZero), which
-// no importer can resolve, then @ B.
+// (128 MACs); else: a Reshape of x to a data-dependent shape (NonZero: at
+// its upper bound [2, 16] the element count does not match x, so the
+// Reshape stays unresolved), then @ B.
 std::string SampleRateModel(bool constant_condition) {
   OnnxBuilder b("sample_rate", 17);
   b.Input("x", kF32, {int64_t{1}, int64_t{16}});
@@ -262,6 +264,57 @@ std::string SampleRateModel(bool constant_condition) {
   *else_attr.mutable_g() = else_branch;
   b.Output(b.Node("If", {cond}, {then_attr, else_attr}));
   return b.Serialize();
+}
+
+// Detector post-processing (torchvision SSD/RetinaNet exports): NonZero of a
+// score mask, GatherND by its indices, TopK of the kept scores and
+// NonMaxSuppression. Their sizes depend on the scores; they are taken at
+// their upper bound (stated in the warnings) instead of leaving every layer
+// after them unresolved and unpriced.
+TEST(FieldModels, DataDependentSizesAreTakenAtTheirUpperBound) {
+  OnnxBuilder b("detector_tail", 17);
+  b.Input("scores", kF32, {int64_t{1}, int64_t{3}, int64_t{100}});
+  b.Input("boxes", kF32, {int64_t{1}, int64_t{100}, int64_t{4}});
+  b.FloatInitializer("threshold", {}, {0.5f});
+  b.Int64Initializer("max_per_class", {1}, {10});
+  b.Int64Initializer("k_cap", {1}, {64});
+  b.Int64Initializer("zero", {1}, {0});
+  const std::string mask = b.Node("Greater", {"scores", "threshold"});
+  const std::string nz = b.Node("NonZero", {mask});   // [3, 300] at most
+  const std::string idx = b.Node("Transpose", {nz});  // [300, 3]
+  const std::string kept = b.Node("GatherND", {"scores", idx});  // [300]
+  const std::string count =
+      b.Node("Gather", {b.Node("Shape", {kept}), "zero"});  // [300]
+  const std::string k = b.Node("Min", {count, "k_cap"});    // [64]
+  b.Output(b.Node("TopK", {kept, k}, {}, {"top_values", "top_indices"}));
+  b.Output(b.Node("NonMaxSuppression",
+                  {"boxes", "scores", "max_per_class"}));  // [30, 3]
+  const Result r = RunCli({WriteModel("detector_tail.onnx", b.Serialize()),
+                           "--hw", "h100", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = Json(r);
+  EXPECT_TRUE(j["summary"]["unresolved"].empty()) << j["summary"];
+  EXPECT_TRUE(j["summary"]["skipped_layers"].empty()) << j["summary"];
+  std::map<std::string, nlohmann::json> shapes;
+  for (const nlohmann::json& l : j["layers"]) {
+    shapes[l["op"]] = l["outputs"][0]["shape"];
+  }
+  // By hand: 1 x 3 x 100 scores, all above the threshold at most.
+  EXPECT_EQ(shapes["NonZero"], nlohmann::json({3, 300}));
+  EXPECT_EQ(shapes["GatherND"], nlohmann::json({300}));
+  EXPECT_EQ(shapes["TopK"], nlohmann::json({64}));
+  // 1 batch x 3 classes x min(10, 100 boxes) selections of 3 indices.
+  EXPECT_EQ(shapes["NonMaxSuppression"], nlohmann::json({30, 3}));
+  bool warned = false;
+  for (const nlohmann::json& w : j["warnings"]) {
+    const std::string text = w.get<std::string>();
+    warned |= Contains(text,
+                       "2 data-dependent size(s) taken at their upper "
+                       "bound") &&
+              Contains(text, "(NonZero)") &&
+              Contains(text, "(NonMaxSuppression)");
+  }
+  EXPECT_TRUE(warned) << j["warnings"];
 }
 
 TEST(FieldModels, InputValueFoldsTheBranchCondition) {

@@ -162,6 +162,15 @@ void InferContext::Set(size_t i, graph::DType dtype, graph::Dims dims) {
   t.shape_known = true;
 }
 
+void InferContext::SetUpperBound(size_t i, graph::DType dtype,
+                                 graph::Dims dims) {
+  if (!has_output(i)) return;
+  Set(i, dtype, std::move(dims));
+  graph::Tensor& t = graph_.mutable_tensor(node_.outputs[i]);
+  t.upper_bound = true;
+  state_.upper_bounded.push_back(node_.outputs[i]);
+}
+
 void InferContext::SetDType(size_t i, graph::DType dtype) {
   if (!has_output(i)) return;
   graph_.mutable_tensor(node_.outputs[i]).dtype = dtype;

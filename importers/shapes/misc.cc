@@ -1,5 +1,6 @@
 // Shape functions of recurrent ops (RNN, GRU, LSTM), Det, DFT, window
 // generators, NonMaxSuppression and StringNormalizer.
+#include <algorithm>
 #include <string>
 
 #include "fmt/format.h"
@@ -143,10 +144,32 @@ absl::Status MelWeightMatrixShape(InferContext& ctx) {
   return absl::OkStatus();
 }
 
+// Data-dependent: [selected, 3] (batch, class, box) with at most
+// min(max_output_boxes_per_class, boxes) selected per batch and class.
 absl::Status NonMaxSuppressionShape(InferContext& ctx) {
   ctx.SetDType(0, DType::kInt64);
-  return Unresolved(
-      "data-dependent: the number of selected boxes depends on the scores");
+  const Dims& boxes = ctx.dims(0);
+  const Dims& scores = ctx.dims(1);
+  if (boxes.size() != 3 || scores.size() != 3) {
+    return Unresolved(
+        "NonMaxSuppression needs boxes [batch, boxes, 4] and scores [batch, "
+        "classes, boxes]");
+  }
+  int64_t per_class = boxes[1];
+  if (ctx.has_input(2)) {
+    if (const std::vector<int64_t>* max = ctx.ints(2);
+        max != nullptr && max->size() == 1) {
+      per_class = std::clamp<int64_t>((*max)[0], 0, per_class);
+    }
+  } else {
+    per_class = 0;  // max_output_boxes_per_class defaults to 0: none kept
+  }
+  absl::StatusOr<int64_t> selected = graph::CheckedNumElements(
+      {scores[0], scores[1], per_class}, "NonMaxSuppression's selection");
+  if (!selected.ok())
+    return Unresolved(std::string(selected.status().message()));
+  ctx.SetUpperBound(0, DType::kInt64, {*selected, 3});
+  return absl::OkStatus();
 }
 
 absl::Status StringNormalizerShape(InferContext& ctx) {

@@ -91,6 +91,25 @@ absl::Status Resolver::Run() {
     }
     graph_.unresolved.push_back({tensor.name, node, std::move(reason)});
   }
+  // Sizes taken at their upper bound, outside branches that do not run.
+  std::vector<std::string> b;
+  for (int t : state_.upper_bounded) {
+    const graph::Node& producer = graph_.node(tensors[t].producer);
+    if (producer.not_run) continue;
+    b.push_back(fmt::format("'{}' ({})", tensors[t].name, producer.op_type));
+  }
+  if (!b.empty()) {
+    const size_t listed = std::min<size_t>(b.size(), 5);
+    graph_.warnings.push_back(fmt::format(
+        "{} data-dependent size(s) taken at their upper bound, so the layers "
+        "after them are priced at the worst case (NonZero: every element "
+        "non-zero; Compress: every slice kept; NonMaxSuppression: "
+        "min(max_output_boxes_per_class, boxes) per batch and class; Unique: "
+        "every value distinct): {}{}",
+        b.size(), fmt::join(b.begin(), b.begin() + listed, ", "),
+        b.size() > listed ? fmt::format(", ... ({} more)", b.size() - listed)
+                          : ""));
+  }
   return absl::OkStatus();
 }
 

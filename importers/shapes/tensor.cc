@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <string_view>
 
 #include "fmt/format.h"
@@ -486,30 +487,35 @@ absl::Status OneHotShape(InferContext& ctx) {
 }
 
 absl::Status CompressShape(InferContext& ctx) {
-  const std::vector<int64_t>* cond = nullptr;
-  if (absl::Status s = ctx.NeedInts(1, &cond); !s.ok()) return s;
   const Dims& in = ctx.dims(0);
   int64_t limit = ctx.numel(0);
-  Dims out;
+  std::optional<int64_t> axis;
   if (ctx.node().HasAttribute("axis")) {
-    absl::StatusOr<int64_t> axis = NormalizeAxis(
-        ctx.node().GetInt("axis", 0), static_cast<int64_t>(in.size()));
-    if (!axis.ok()) return axis.status();
+    absl::StatusOr<int64_t> a = NormalizeAxis(ctx.node().GetInt("axis", 0),
+                                              static_cast<int64_t>(in.size()));
+    if (!a.ok()) return a.status();
+    axis = *a;
     limit = in[*axis];
-    out = in;
+  }
+  auto shape = [&](int64_t count) {
+    Dims out = {count};
+    if (axis) {
+      out = in;
+      out[*axis] = count;
+    }
+    return out;
+  };
+  const std::vector<int64_t>* cond = ctx.ints(1);
+  if (cond == nullptr) {
+    // Data-dependent: at most every slice the condition covers is kept.
+    ctx.SetUpperBound(0, ctx.dtype(0), shape(std::min(limit, ctx.numel(1))));
+    return absl::OkStatus();
   }
   int64_t count = 0;
   for (size_t i = 0; i < cond->size() && static_cast<int64_t>(i) < limit; ++i) {
     count += (*cond)[i] != 0;
   }
-  if (ctx.node().HasAttribute("axis")) {
-    absl::StatusOr<int64_t> axis = NormalizeAxis(
-        ctx.node().GetInt("axis", 0), static_cast<int64_t>(in.size()));
-    out[*axis] = count;
-  } else {
-    out = {count};
-  }
-  ctx.Set(0, ctx.dtype(0), std::move(out));
+  ctx.Set(0, ctx.dtype(0), shape(count));
   return absl::OkStatus();
 }
 
@@ -517,9 +523,9 @@ absl::Status NonZeroShape(InferContext& ctx) {
   ctx.SetDType(0, DType::kInt64);
   std::vector<double> values;
   if (!ctx.ValuesAsDouble(0, &values)) {
-    return Unresolved(
-        "data-dependent: the number of non-zero elements depends on the "
-        "input values");
+    // Data-dependent: at most every element is non-zero.
+    ctx.SetUpperBound(0, DType::kInt64, {ctx.rank(0), ctx.numel(0)});
+    return absl::OkStatus();
   }
   int64_t count = 0;
   for (double v : values) count += v != 0;
@@ -527,12 +533,30 @@ absl::Status NonZeroShape(InferContext& ctx) {
   return absl::OkStatus();
 }
 
+// Data-dependent: sized as if every value (or every slice along `axis`) were
+// distinct, the most Unique can return.
 absl::Status UniqueShape(InferContext& ctx) {
-  ctx.SetDType(0, ctx.dtype(0));
-  for (size_t i = 1; i < 4; ++i) ctx.SetDType(i, DType::kInt64);
-  return Unresolved(
-      "data-dependent: the number of unique values depends on the input "
-      "values");
+  const Dims& in = ctx.dims(0);
+  int64_t count = ctx.numel(0);
+  Dims y = {count};
+  if (ctx.node().HasAttribute("axis")) {
+    absl::StatusOr<int64_t> axis = NormalizeAxis(
+        ctx.node().GetInt("axis", 0), static_cast<int64_t>(in.size()));
+    if (!axis.ok()) return axis.status();
+    count = in[*axis];
+    y = in;
+  }
+  ctx.SetUpperBound(0, ctx.dtype(0), std::move(y));
+  for (size_t i = 1; i < 4; ++i) {
+    // indices and counts: one per distinct value; inverse_indices: one per
+    // input value (exact, not a bound).
+    if (i == 2) {
+      ctx.Set(i, DType::kInt64, {count});
+    } else {
+      ctx.SetUpperBound(i, DType::kInt64, {count});
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status DepthToSpaceShape(InferContext& ctx) {

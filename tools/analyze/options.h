@@ -68,8 +68,8 @@ struct Options {
   std::string measured_path;  // --measured PROFILE.json
   bool fit = false;           // --fit
   std::string fit_out;        // --fit-out FILE.json
-  // Serving (serve_mode.cc). The numbers are kept as typed and checked by
   int64_t skip_runs = 0;      // --skip-runs N: warm-up runs left out
+  // Serving (serve_mode.cc). The numbers are kept as typed and checked by
   // the mode, so a bad value is an input error (exit 2) naming the model.
   bool serve = false;       // --serve
   std::string prompt;       // --prompt N
