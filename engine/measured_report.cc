@@ -16,7 +16,8 @@ constexpr std::string_view kConventions =
     "predicted (> 1: slower than predicted); % of roof = roofline time "
     "(FLOPs / peak vs bytes / bandwidth, no efficiencies, no taxes) / measured";
 
-// Keeps the end of long names, which holds the op ("...layer4.2/conv3/Conv").
+// Model text: control characters escaped, long names elided in the middle
+// (both ends kept: the block and the op, "/layer4...conv3/Conv").
 std::string Fit(const std::string& name, size_t width) {
   return report::ElideMiddle(report::EscapeControl(name), width);
 }

@@ -6,9 +6,12 @@
 #include "engine/report/units.h"
 #include "fmt/format.h"
 #include "graph/dtype.h"
+#include "graph/list_some.h"
 
 namespace ridgeline::engine::report {
 namespace {
+
+using graph::ListSome;
 
 std::string Share(double part, double whole) {
   return whole > 0 ? FormatPercent(part / whole) : "-";
@@ -20,16 +23,6 @@ std::string Overrides(const absl::flat_hash_map<std::string, double>& by_op) {
   for (const auto& [op, e] : sorted) {
     out += fmt::format("{}{} {}", out.empty() ? "" : ", ", op, FormatNumber(e));
   }
-  return out;
-}
-
-std::string ListSome(const std::vector<std::string>& names, size_t limit) {
-  std::string out;
-  for (size_t i = 0; i < names.size() && i < limit; ++i) {
-    out += fmt::format("{}{}", i > 0 ? ", " : "", names[i]);
-  }
-  if (names.size() > limit)
-    out += fmt::format(", ... ({} more)", names.size() - limit);
   return out;
 }
 

@@ -166,9 +166,7 @@ void InferContext::SetUpperBound(size_t i, graph::DType dtype,
                                  graph::Dims dims) {
   if (!has_output(i)) return;
   Set(i, dtype, std::move(dims));
-  graph::Tensor& t = graph_.mutable_tensor(node_.outputs[i]);
-  t.upper_bound = true;
-  state_.upper_bounded.push_back(node_.outputs[i]);
+  graph_.mutable_tensor(node_.outputs[i]).upper_bound = true;
 }
 
 void InferContext::SetDType(size_t i, graph::DType dtype) {

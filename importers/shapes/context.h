@@ -50,9 +50,6 @@ struct FoldedState {
   absl::flat_hash_map<int, const onnx::TensorProto*> lazy_floats;
   // Sequence-typed (and optional-typed) values, by tensor index.
   absl::node_hash_map<int, SequenceInfo> sequences;
-  // Tensors sized at a data-dependent upper bound (SetUpperBound), by index,
-  // in the order they were resolved.
-  std::vector<int> upper_bounded;
 };
 
 // Status a shape function returns when it cannot determine an output shape;
@@ -119,8 +116,8 @@ class InferContext {
   }
   // Sets dtype and dims of output i (ignored when the output is omitted).
   void Set(size_t i, graph::DType dtype, graph::Dims dims);
-  // Sets output i to the largest shape a data-dependent size can take, marks
-  // it Tensor::upper_bound and records it for the import's warning.
+  // Sets output i to the largest shape a data-dependent size can take and
+  // marks it Tensor::upper_bound (the resolver's warning lists those).
   void SetUpperBound(size_t i, graph::DType dtype, graph::Dims dims);
   // Sets only the dtype, leaving the shape unknown.
   void SetDType(size_t i, graph::DType dtype);

@@ -4,6 +4,7 @@
 
 #include "fmt/format.h"
 #include "graph/fmt_absl.h"
+#include "graph/list_some.h"
 #include "importers/shapes/onnx_fallback.h"
 #include "importers/shapes/schema_check.h"
 #include "importers/shapes/util.h"
@@ -92,23 +93,21 @@ absl::Status Resolver::Run() {
     graph_.unresolved.push_back({tensor.name, node, std::move(reason)});
   }
   // Sizes taken at their upper bound, outside branches that do not run.
-  std::vector<std::string> b;
-  for (int t : state_.upper_bounded) {
-    const graph::Node& producer = graph_.node(tensors[t].producer);
+  std::vector<std::string> bounded;
+  for (const graph::Tensor& tensor : tensors) {
+    if (!tensor.upper_bound) continue;
+    const graph::Node& producer = graph_.node(tensor.producer);
     if (producer.not_run) continue;
-    b.push_back(fmt::format("'{}' ({})", tensors[t].name, producer.op_type));
+    bounded.push_back(fmt::format("'{}' ({})", tensor.name, producer.op_type));
   }
-  if (!b.empty()) {
-    const size_t listed = std::min<size_t>(b.size(), 5);
+  if (!bounded.empty()) {
     graph_.warnings.push_back(fmt::format(
         "{} data-dependent size(s) taken at their upper bound, so the layers "
         "after them are priced at the worst case (NonZero: every element "
         "non-zero; Compress: every slice kept; NonMaxSuppression: "
         "min(max_output_boxes_per_class, boxes) per batch and class; Unique: "
-        "every value distinct): {}{}",
-        b.size(), fmt::join(b.begin(), b.begin() + listed, ", "),
-        b.size() > listed ? fmt::format(", ... ({} more)", b.size() - listed)
-                          : ""));
+        "every value distinct): {}",
+        bounded.size(), graph::ListSome(bounded, 5)));
   }
   return absl::OkStatus();
 }
