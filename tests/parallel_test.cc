@@ -2,6 +2,7 @@
 // tensor- and pipeline-parallel sharding of the zoo Llama graphs, the CLI's
 // --tp/--pp errors and speed.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -356,8 +357,12 @@ std::string Slurp(const std::string& path) {
 }
 
 CliRun RunAnalyze(const std::string& args) {
-  const std::string dir = ::testing::TempDir();
-  const std::string out = dir + "/parallel_out", err = dir + "/parallel_err";
+  // Per process: ctest -j runs the tests of this file as separate processes
+  // at once, and a shared file name let one run read another's output (CI,
+  // 2026-12-04: a JSON document followed by the tail of a longer one).
+  const std::string base = ::testing::TempDir() + "/ridgeline_parallel_" +
+                           std::to_string(::getpid());
+  const std::string out = base + "_out", err = base + "_err";
   const std::string cmd =
       "'" + kAnalyze + "' " + args + " >'" + out + "' 2>'" + err + "'";
   const auto start = std::chrono::steady_clock::now();

@@ -5,6 +5,8 @@
 // hand-made traces for the Kineto layout and for every kind of damage.
 #include "importers/profile/profile_reader.h"
 
+#include <unistd.h>
+
 #include <fstream>
 #include <string>
 #include <vector>
@@ -327,7 +329,8 @@ TEST(DamagedProfileFileTest, TruncatedRealProfileNamesTheFile) {
   std::string text((std::istreambuf_iterator<char>(in)),
                    std::istreambuf_iterator<char>());
   ASSERT_GT(text.size(), 1000u);
-  std::string path = ::testing::TempDir() + "truncated_profile.json";
+  std::string path = ::testing::TempDir() + "truncated_profile_" +
+                     std::to_string(::getpid()) + ".json";
   std::ofstream(path) << text.substr(0, text.size() / 2);
   auto p = ReadProfile(path);
   ASSERT_FALSE(p.ok());
