@@ -12,6 +12,7 @@
 #include "engine/counters/common.h"
 #include "engine/fusion.h"
 #include "engine/kernel_plan.h"
+#include "engine/moe.h"  // ActiveParameterCount
 #include "engine/precision.h"
 #include "engine/precision_pricer.h"
 #include "fmt/format.h"
@@ -588,3 +589,4 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
 }
 
 }  // namespace ridgeline::engine
+  summary.active_params = ActiveParameterCount(graph);  // MoE: k of E experts

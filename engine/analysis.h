@@ -161,6 +161,9 @@ struct Summary {
   double flops = 0;
   double bytes = 0;
   int64_t params = 0;
+  // Parameters one token uses (engine/moe.h): each mixture-of-experts layer
+  // counts k of its E experts; equals params when there is none.
+  int64_t active_params = 0;
   double weight_bytes = 0;
   double latency_s = 0;  // sum of kernel latencies + per-inference cost
   double throughput_per_s = 0;

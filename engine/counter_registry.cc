@@ -227,6 +227,7 @@ const CounterRegistry& CounterRegistry::Default() {
     counters::RegisterResizeCounters(*r);
     counters::RegisterAttentionCounters(*r);
     counters::RegisterQuantizedCounters(*r);
+    counters::RegisterMoeCounters(*r);
     counters::RegisterRnnCounters(*r);
     counters::RegisterMiscCounters(*r);
     return r;

@@ -131,6 +131,7 @@ TEST(CommittedZoo, HasEveryEntryWithMetadata) {
                           "llama-3.1-405b-decode", "llama-3.1-405b-prefill",
                           "llama-3.1-70b-decode", "llama-3.1-70b-prefill",
                           "llama-3.1-8b-decode", "llama-3.1-8b-prefill",
+                          "mixtral-8x7b-decode", "mixtral-8x7b-prefill",
                           "mobilenet_v2", "resnet50", "vit_b_16"));
   for (const ModelEntry& e : zoo) {
     SCOPED_TRACE(e.name);
@@ -179,6 +180,13 @@ TEST(CommittedZoo, ParameterCountsFromTheConfigs) {
   EXPECT_EQ(FindModel(zoo, "llama-3.1-70b-decode")->params, 70553706496);
   EXPECT_EQ(FindModel(zoo, "llama-3.1-70b-prefill")->params, 70553706496);
   EXPECT_EQ(FindModel(zoo, "llama-3.1-405b-decode")->params, 405853388800);
+  // Mixtral-8x7B (tools/trace_zoo.py MixtralConfig): embedding
+  // 32000*4096 = 131,072,000; per layer q,o 2*4096^2 + k,v 2*4096*1024 +
+  // router 4096*8 + 8 experts 8*3*4096*14336 + 2 norms 2*4096 =
+  // 1,451,270,144; 32 layers; final norm 4,096; LM head 131,072,000. Total
+  // 46,702,792,704 (Mistral AI: 46.7B).
+  EXPECT_EQ(FindModel(zoo, "mixtral-8x7b-decode")->params, 46702792704);
+  EXPECT_EQ(FindModel(zoo, "mixtral-8x7b-prefill")->params, 46702792704);
   EXPECT_EQ(FindModel(zoo, "llama-3.1-405b-prefill")->params, 405853388800);
   // BERT-base: embeddings 30522*768 + 512*768 + 2*768 + LN 2*768 =
   // 23,837,184; per layer 4*(768^2+768) + 768*3072+3072 + 3072*768+768 +
@@ -202,7 +210,8 @@ TEST(CommittedZoo, FormatModelListShowsEveryEntry) {
   EXPECT_THAT(list, HasSubstr("past_sequence=2048"));
   EXPECT_THAT(list, HasSubstr("llama-3.1-70b-decode"));
   EXPECT_THAT(list, HasSubstr("llama-3.1-405b-prefill"));
-  EXPECT_THAT(list, HasSubstr("14 models"));
+  EXPECT_THAT(list, HasSubstr("mixtral-8x7b-decode"));
+  EXPECT_THAT(list, HasSubstr("16 models"));
 }
 
 // The embedded zoo (zoo/CMakeLists.txt compiles zoo/models/ into the

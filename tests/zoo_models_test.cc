@@ -58,7 +58,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "llama-3.1-8b-decode", "llama-2-7b-prefill",
                       "llama-2-7b-decode", "llama-3.1-70b-prefill",
                       "llama-3.1-70b-decode", "llama-3.1-405b-prefill",
-                      "llama-3.1-405b-decode"),
+                      "llama-3.1-405b-decode", "mixtral-8x7b-prefill",
+                      "mixtral-8x7b-decode"),
     [](const ::testing::TestParamInfo<std::string>& info) {
       std::string name = info.param;
       for (char& c : name) {
@@ -147,6 +148,24 @@ TEST(ZooMacs, Llama2DecodeByHand) {
 // head for the last token only, 131,072,000. Total 14,362,501,709,824.
 TEST(ZooMacs, Llama2PrefillByHand) {
   EXPECT_DOUBLE_EQ(MacsOf("llama-2-7b-prefill"), 14362501709824.0);
+}
+
+// Mixtral-8x7B decode, 1 token, 2048 past: per layer q,o 2*4096^2 + k,v
+// 2*4096*1024 = 41,943,040, router 4096*8 = 32,768, the 2 routed experts
+// 2*3*4096*14336 = 352,321,536 (the other 6 are not run), attention over
+// 2049 keys 2*32*2049*128 = 16,785,408; per layer 411,082,752, x32 =
+// 13,154,648,064; LM head 4096*32000 = 131,072,000. Total 13,285,720,064.
+TEST(ZooMacs, MixtralDecodeByHand) {
+  EXPECT_DOUBLE_EQ(MacsOf("mixtral-8x7b-decode"), 13285720064.0);
+}
+
+// Mixtral-8x7B prefill, 2048 tokens, each through 2 experts: per layer
+// 2048*(41,943,040 + 32,768 + 352,321,536) = 2048*394,297,344 =
+// 807,520,960,512 plus causal attention in full 2*32*2048^2*128 =
+// 34,359,738,368, together 841,880,698,880, x32 = 26,940,182,364,160; LM
+// head for the last token 131,072,000. Total 26,940,313,436,160.
+TEST(ZooMacs, MixtralPrefillByHand) {
+  EXPECT_DOUBLE_EQ(MacsOf("mixtral-8x7b-prefill"), 26940313436160.0);
 }
 
 // Rebinding dims: decode with past 4096 adds 2*32*2048*128 MACs per layer

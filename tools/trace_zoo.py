@@ -410,6 +410,85 @@ class Llama405Config(LlamaConfig):
   }
 
 
+# ---- Mixtral-8x7B (Mistral AI, Dec 2023; HF MixtralForCausalLM layout):
+# Llama-2-style attention with grouped-query heads, and in place of the MLP a
+# sparse mixture of 8 SwiGLU experts, top-2 per token. ----
+class MixtralConfig(LlamaConfig):
+  label = "Mixtral-8x7B"
+  hf_class = "MixtralForCausalLM"
+  lazy_matmul = True  # see LazyMatMul: 2 layers of experts are 11 GB at fp32
+  vocab = 32000
+  hidden = 4096
+  layers = 32
+  heads = 32
+  kv_heads = 8
+  head_dim = 128
+  ffn = 14336
+  experts = 8
+  experts_per_token = 2
+  rms_eps = 1e-5
+  rope_theta = 1000000.0
+  rope_scaling = None
+  # embedding 32000*4096 = 131,072,000; per layer q,o 2*4096^2 = 33,554,432
+  # + k,v 2*4096*1024 = 8,388,608 + router 4096*8 = 32,768 + experts
+  # 8*3*4096*14336 = 1,409,286,144 + 2 norms 8,192, together 1,451,270,144;
+  # 32 layers 46,440,644,608; final norm 4,096; LM head 131,072,000. Total
+  # 46,702,792,704. Active per token (2 of 8 experts): 6 experts of
+  # 176,160,768 fewer per layer, 46,702,792,704 - 32*6*176,160,768 =
+  # 12,879,925,248.
+  params = 46702792704
+  active_params = 12879925248
+  native_dtype = "bf16 (stored graph is fp32; use --precision bf16)"
+  reference = {
+      "params": params,
+      "active_params": active_params,
+      "source": ("mistralai/Mixtral-8x7B-v0.1 config.json (32 layers, hidden "
+                 "4096, 32 heads, 8 KV heads, FFN 14336, 8 local experts, 2 "
+                 "experts per token, vocab 32000, rope theta 1e6); "
+                 "46,702,792,704 counted from the config (embedding "
+                 "131,072,000 + 32 x 1,451,270,144 + norm 4,096 + LM head "
+                 "131,072,000); Mistral AI's announcement (mistral.ai/news/"
+                 "mixtral-of-experts, Dec 2023): 46.7B total, 12.9B used per "
+                 "token"),
+  }
+
+
+class MoEPlaceholder(torch.autograd.Function):
+  """The experts of one MoE layer, exported as one node that trace_mixtral
+  rewrites into onnxruntime's com.microsoft MoE op (its optional bias inputs
+  are empty, which a torch symbolic cannot write). Forward only shapes."""
+
+  @staticmethod
+  def forward(ctx, x, logits, w1, w2, w3):
+    return x.new_zeros(x.shape)
+
+  @staticmethod
+  def symbolic(g, x, logits, w1, w2, w3):
+    return g.op("ridgeline.trace::MoEPlaceholder", x, logits, w1, w2, w3)
+
+
+class MixtralMoe(nn.Module):
+  """Router (a MatMul to 8 logits per token) and the experts as onnxruntime's
+  MoE op: input [tokens, hidden], router logits [tokens, 8], fc1 (gate)
+  [8, hidden, ffn], fc2 (down) [8, ffn, hidden], fc3 (up) [8, hidden, ffn];
+  k=2, softmax over the top-2 logits (normalize_routing_weights=1), SiLU."""
+
+  def __init__(self, c):
+    super().__init__()
+    self.c = c
+    self.gate = Linear(c.hidden, c.experts, bias=False)
+    self.w1 = nn.Parameter(torch.empty(c.experts, c.hidden, c.ffn))
+    self.w2 = nn.Parameter(torch.empty(c.experts, c.ffn, c.hidden))
+    self.w3 = nn.Parameter(torch.empty(c.experts, c.hidden, c.ffn))
+
+  def forward(self, x):
+    b, s = x.shape[0], x.shape[1]
+    flat = x.reshape(b * s, self.c.hidden)
+    logits = self.gate(flat)
+    y = MoEPlaceholder.apply(flat, logits, self.w1, self.w2, self.w3)
+    return y.reshape(b, s, self.c.hidden)
+
+
 def llama3_inv_freq(c):
   """Rotary inverse frequencies with Llama 3.1's "llama3" scaling (float64)."""
   inv = 1.0 / (c.rope_theta ** (np.arange(0, c.head_dim, 2) / c.head_dim))
@@ -513,7 +592,7 @@ class LlamaLayer(nn.Module):
     self.input_layernorm = RmsNorm(c.hidden, c.rms_eps)
     self.self_attn = LlamaAttention(c)
     self.post_attention_layernorm = RmsNorm(c.hidden, c.rms_eps)
-    self.mlp = LlamaMlp(c)
+    self.mlp = MixtralMoe(c) if getattr(c, "experts", 0) else LlamaMlp(c)
 
   def forward(self, h, cos, sin, mask, past_k, past_v):
     a, pk, pv = self.self_attn(self.input_layernorm(h), cos, sin, mask, past_k,
@@ -669,6 +748,19 @@ ENTRIES = [
           description="Llama-3.1-405B decode: 1 new token with a KV cache of "
           "2048 past tokens",
           mlsysim={"class": "transformer", "layers": 126,
+                   "tokens": "sequence"}),
+    entry("mixtral-8x7b-prefill", kind="llama", phase="prefill",
+          config=MixtralConfig,
+          description="Mixtral-8x7B prefill (top-2 of 8 experts): 2048 "
+          "prompt tokens, no past, returns the KV cache and the last "
+          "token's logits",
+          mlsysim={"class": "transformer", "layers": 32,
+                   "tokens": "sequence"}),
+    entry("mixtral-8x7b-decode", kind="llama", phase="decode",
+          config=MixtralConfig,
+          description="Mixtral-8x7B decode (top-2 of 8 experts): 1 new token "
+          "with a KV cache of 2048 past tokens",
+          mlsysim={"class": "transformer", "layers": 32,
                    "tokens": "sequence"}),
     entry("llama-2-7b-prefill", kind="llama", phase="prefill",
           config=Llama2Config,
@@ -1125,6 +1217,42 @@ def repeat_layers(model, traced, target, with_past):
   g.output.extend(new_outputs)
 
 
+def moe_to_onnxruntime(model, c):
+  """Rewrites every MoEPlaceholder node into onnxruntime's com.microsoft MoE
+  (inputs input, router_probs, fc1_experts_weights, fc1_experts_bias,
+  fc2_experts_weights, fc2_experts_bias, fc3_experts_weights; the biases
+  empty), as onnxruntime's Mixtral tests and optimizer write it."""
+  g = model.graph
+  count = 0
+  for n in g.node:
+    if n.op_type != "MoEPlaceholder":
+      continue
+    x, logits, w1, w2, w3 = n.input
+    del n.input[:]
+    n.input.extend([x, logits, w1, "", w2, "", w3])
+    n.op_type = "MoE"
+    n.domain = "com.microsoft"
+    del n.attribute[:]
+    n.attribute.extend([
+        helper.make_attribute("k", c.experts_per_token),
+        helper.make_attribute("normalize_routing_weights", 1),
+        helper.make_attribute("activation_type", "silu")])
+    n.name = n.name.replace("MoEPlaceholder", "MoE")
+    for k, o in enumerate(n.output):
+      renamed = o.replace("MoEPlaceholder", "MoE")
+      for other in g.node:
+        for j, i in enumerate(other.input):
+          if i == o:
+            other.input[j] = renamed
+      n.output[k] = renamed
+    count += 1
+  assert count >= 1, "no MoE node traced"
+  keep = [o for o in model.opset_import if o.domain != "ridgeline.trace"]
+  del model.opset_import[:]
+  model.opset_import.extend(keep)
+  model.opset_import.add(domain="com.microsoft", version=1)
+
+
 def trace_llama(e, tmp):
   c = e["config"]
   traced = 2
@@ -1162,6 +1290,8 @@ def trace_llama(e, tmp):
   m = load_exported(path)
   weights_to_initializers(m, set(names))
   constants_from_initializers(m, set(names))
+  if getattr(c, "experts", 0):
+    moe_to_onnxruntime(m, c)
   repeat_layers(m, traced, c.layers, decode)
   expected = c.params
   got = float_param_count(m)
@@ -1171,7 +1301,8 @@ def trace_llama(e, tmp):
           if c.rope_scaling == "llama3" else "without scaling")
   info = {
       "source": (f"{c.label} written in plain torch in tools/trace_zoo.py "
-                 f"(HF LlamaForCausalLM layout): {c.layers} layers, hidden "
+                 f"(HF {getattr(c, 'hf_class', 'LlamaForCausalLM')} layout): "
+                 f"{c.layers} layers, hidden "
                  f"{c.hidden}, {c.heads} heads, {c.kv_heads} KV heads, head "
                  f"dim {c.head_dim}, FFN {c.ffn} (SwiGLU), vocab {c.vocab}, "
                  f"RMSNorm eps {c.rms_eps}, rotary theta {c.rope_theta:g} "
@@ -1206,7 +1337,14 @@ def trace_llama(e, tmp):
                  "plain batched MatMuls, no repeat_kv. ") +
                 ("Prefill computes logits for the last position only, as "
                  "serving engines do." if not decode else
-                 "Attention reads the whole KV cache (past + new tokens).")),
+                 "Attention reads the whole KV cache (past + new tokens).") +
+                (f" Each layer's MLP is a mixture of {c.experts} SwiGLU "
+                 f"experts, top-{c.experts_per_token} per token: a router "
+                 f"MatMul to {c.experts} logits per token, then one "
+                 "onnxruntime com.microsoft MoE node (fc1 = gate, fc2 = "
+                 "down, fc3 = up, stacked per expert; k = "
+                 f"{c.experts_per_token}, normalize_routing_weights = 1, "
+                 "activation silu)." if getattr(c, "experts", 0) else "")),
       "reference": dict(c.reference),
   }
   return m, expected, info

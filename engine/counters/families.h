@@ -34,6 +34,8 @@ void RegisterAttentionCounters(CounterRegistry& registry);
 // QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger, MatMulNBits, ...
 // (quantized.cc).
 void RegisterQuantizedCounters(CounterRegistry& registry);
+// com.microsoft MoE: mixture-of-experts layers (moe.cc, engine/moe.h).
+void RegisterMoeCounters(CounterRegistry& registry);
 // LSTM, GRU, RNN (rnn.cc).
 void RegisterRnnCounters(CounterRegistry& registry);
 // If/Loop/Scan containers and generators (Range, ConstantOfShape, ...)

@@ -275,6 +275,7 @@ void SummaryObject(JsonWriter& w, const Summary& s) {
   m.Add("flops", s.flops);
   m.Add("bytes", s.bytes);
   m.AddInt("params", s.params);
+  if (s.active_params != s.params) m.AddInt("active_params", s.active_params);
   m.Add("weight_bytes", s.weight_bytes);
   m.Add("latency_s", s.latency_s);
   m.Add("throughput_per_s", s.throughput_per_s);

@@ -93,6 +93,13 @@ Items SummaryItems(const Analysis& a) {
   items.emplace_back("parameters",
                      fmt::format("{} (elements of all initializers)",
                                  FormatSi(static_cast<double>(s.params), "")));
+  if (s.active_params != s.params) {
+    items.emplace_back(
+        "active parameters",
+        fmt::format("{} per token (mixture of experts: k of E experts per "
+                    "layer); routed tokens read only their experts' weights",
+                    FormatSi(static_cast<double>(s.active_params), "")));
+  }
   items.emplace_back("weights", FormatSi(s.weight_bytes, "B"));
   items.emplace_back("peak activations",
                      fmt::format("{} (tensor lifetimes in topological order)",
