@@ -574,6 +574,7 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
   }
 
   summary.params = graph.ParameterCount();
+  summary.active_params = ActiveParameterCount(graph);  // MoE: k of E experts
   for (const graph::Tensor& t : graph.tensors()) {
     if (graph.IsWeight(t)) {
       summary.weight_bytes += pricer->TensorBytes(graph, t);
@@ -589,4 +590,3 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
 }
 
 }  // namespace ridgeline::engine
-  summary.active_params = ActiveParameterCount(graph);  // MoE: k of E experts
