@@ -1,7 +1,6 @@
 #include "importers/onnx_importer.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,14 +23,14 @@
 namespace ridgeline::importers {
 namespace {
 
-// A read-only memory map of a whole file, unmapped on destruction.
-class MappedFile {
+// An open file descriptor, closed on destruction.
+class OpenFile {
  public:
-  MappedFile() = default;
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  ~MappedFile() {
-    if (data_ != nullptr && data_ != MAP_FAILED) munmap(data_, size_);
+  OpenFile() = default;
+  OpenFile(const OpenFile&) = delete;
+  OpenFile& operator=(const OpenFile&) = delete;
+  ~OpenFile() {
+    if (fd_ >= 0) close(fd_);
   }
 
   absl::Status Open(const std::string& path) {
@@ -43,72 +42,50 @@ class MappedFile {
       return absl::InvalidArgumentError(
           fmt::format("{}: is a directory, not an ONNX file", path));
     }
-    int fd = open(path.c_str(), O_RDONLY);
-    if (fd < 0) {
+    fd_ = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) {
       return absl::PermissionDeniedError(
           fmt::format("{}: cannot be opened for reading", path));
     }
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-      close(fd);
+    if (fstat(fd_, &st) != 0) {
       return absl::InternalError(fmt::format("{}: cannot stat", path));
     }
     size_ = static_cast<size_t>(st.st_size);
     if (size_ == 0) {
-      close(fd);
       return absl::InvalidArgumentError(
           fmt::format("{}: is empty, not an ONNX model", path));
-    }
-    data_ = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (data_ == MAP_FAILED) {
-      return absl::InternalError(fmt::format("{}: cannot be mapped", path));
     }
     return absl::OkStatus();
   }
 
-  std::string_view bytes() const {
-    return std::string_view(static_cast<const char*>(data_), size_);
-  }
+  int fd() const { return fd_; }
+  size_t size() const { return size_; }
 
  private:
-  void* data_ = nullptr;
+  int fd_ = -1;
   size_t size_ = 0;
 };
 
-}  // namespace
-
-absl::StatusOr<graph::Graph> ImportOnnxFile(const std::string& path,
-                                            const ImportOptions& options) {
-  MappedFile file;
-  if (absl::Status s = file.Open(path); !s.ok()) return s;
-  std::string base_dir = std::filesystem::path(path).parent_path().string();
-  return ImportOnnxBytes(file.bytes(), path, base_dir, options);
+absl::Status TooLarge(std::string_view display_name) {
+  return absl::InvalidArgumentError(
+      fmt::format("{}{}", display_name,
+                  ": is larger than the 2 GiB a protobuf can hold; store "
+                  "the weights as external data"));
 }
 
-absl::StatusOr<graph::Graph> ImportOnnxBytes(std::string_view bytes,
+absl::Status NotValid(std::string_view display_name,
+                      const absl::Status& wire_error) {
+  return absl::InvalidArgumentError(
+      fmt::format("{}: is not a valid ONNX model ({}; truncated or not ONNX)",
+                  display_name, std::string(wire_error.message())));
+}
+
+// The protobuf parse of a (compacted) ModelProto and its conversion.
+absl::StatusOr<graph::Graph> ParseAndConvert(std::string_view bytes,
                                              std::string_view display_name,
                                              const std::string& base_dir,
                                              const ImportOptions& options) {
-  if (bytes.empty()) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: is empty, not an ONNX model", display_name));
-  }
-  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}{}", display_name,
-                    ": is larger than the 2 GiB a protobuf can hold; store "
-                    "the weights as external data"));
-  }
-  // The weights stay in the file: their payloads are skipped by length and
-  // the protobuf parse sees only the compact rest (importers/onnx_wire.h).
-  absl::StatusOr<CompactModel> compact = CompactModelBytes(bytes);
-  if (!compact.ok()) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: is not a valid ONNX model ({}; truncated or not ONNX)",
-                    display_name, std::string(compact.status().message())));
-  }
-  if (!compact->bytes.empty()) bytes = compact->bytes;
   // One arena for the whole parse: the model's many small strings and
   // messages cost a pointer bump each and are freed in one go, instead of a
   // malloc/free apiece (which dominated large graphs; bench/scaling_bench).
@@ -141,6 +118,48 @@ absl::StatusOr<graph::Graph> ImportOnnxBytes(std::string_view bytes,
                                     std::string(graph.status().message())));
   }
   return graph;
+}
+
+}  // namespace
+
+absl::StatusOr<graph::Graph> ImportOnnxFile(const std::string& path,
+                                            const ImportOptions& options) {
+  OpenFile file;
+  if (absl::Status s = file.Open(path); !s.ok()) return s;
+  if (file.size() > static_cast<size_t>(INT_MAX)) return TooLarge(path);
+  // The file is read, not mapped: the weights' payloads are skipped by
+  // length and never enter the process (importers/onnx_wire.h).
+  absl::StatusOr<CompactModel> compact =
+      CompactModelFile(file.fd(), file.size());
+  if (!compact.ok()) {
+    if (absl::IsDataLoss(compact.status())) {
+      return absl::DataLossError(
+          fmt::format("{}: {}", path, std::string(compact.status().message())));
+    }
+    return NotValid(path, compact.status());
+  }
+  std::string base_dir = std::filesystem::path(path).parent_path().string();
+  return ParseAndConvert(compact->bytes, path, base_dir, options);
+}
+
+absl::StatusOr<graph::Graph> ImportOnnxBytes(std::string_view bytes,
+                                             std::string_view display_name,
+                                             const std::string& base_dir,
+                                             const ImportOptions& options) {
+  if (bytes.empty()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: is empty, not an ONNX model", display_name));
+  }
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+    return TooLarge(display_name);
+  }
+  // The weights stay where they are: their payloads are skipped by length
+  // and the protobuf parse sees only the compact rest
+  // (importers/onnx_wire.h).
+  absl::StatusOr<CompactModel> compact = CompactModelBytes(bytes);
+  if (!compact.ok()) return NotValid(display_name, compact.status());
+  if (!compact->bytes.empty()) bytes = compact->bytes;
+  return ParseAndConvert(bytes, display_name, base_dir, options);
 }
 
 }  // namespace ridgeline::importers

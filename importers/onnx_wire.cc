@@ -1,5 +1,11 @@
 #include "importers/onnx_wire.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -123,12 +129,108 @@ struct Edit {
   std::string replacement;
 };
 
+// The bytes the pre-pass walks: a buffer in memory, or a file read with
+// pread through one reused window. The window starts small where the walk
+// lands after a skip and doubles while the walk reads on, so skipped
+// payloads are never read and the bytes copied stay close to the message
+// structure's.
+class WireInput {
+ public:
+  explicit WireInput(std::string_view bytes)
+      : data_(reinterpret_cast<const uint8_t*>(bytes.data())),
+        end_(bytes.size()),
+        size_(bytes.size()) {}
+
+  WireInput(int fd, size_t size, const WireReadOptions& options)
+      : size_(size),
+        fd_(fd),
+        min_window_(std::max<size_t>(options.min_window, 1)),
+        max_window_(std::max(options.max_window, min_window_)) {}
+
+  size_t size() const { return size_; }
+
+  // The byte at `pos` (< size()); false if the file could not be read there
+  // (then error() says why).
+  bool Byte(size_t pos, uint8_t* b) {
+    if (pos < begin_ || pos >= end_) {
+      if (!Fill(pos)) return false;
+    }
+    *b = data_[pos - begin_];
+    return true;
+  }
+
+  // Appends bytes [begin, end) of the input to `out`.
+  bool Append(size_t begin, size_t end, std::string* out) {
+    if (fd_ < 0) {
+      out->append(reinterpret_cast<const char*>(data_) + begin, end - begin);
+      return true;
+    }
+    const size_t old = out->size();
+    out->resize(old + (end - begin));
+    return Read(begin, end - begin, reinterpret_cast<uint8_t*>(&(*out)[old]));
+  }
+
+  absl::Status error() const { return error_; }
+  int64_t read_bytes() const { return read_bytes_; }
+
+ private:
+  // Reads `n` bytes at `pos` into `dst`.
+  bool Read(size_t pos, size_t n, uint8_t* dst) {
+    while (n > 0) {
+      const ssize_t got = pread(fd_, dst, n, static_cast<off_t>(pos));
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        error_ = absl::DataLossError(
+            fmt::format("cannot read byte {} of the file ({})", pos,
+                        got < 0 ? std::strerror(errno) : "it ended early"));
+        return false;
+      }
+      pos += static_cast<size_t>(got);
+      read_bytes_ += got;
+      dst += got;
+      n -= static_cast<size_t>(got);
+    }
+    return true;
+  }
+
+  // Moves the window to start at `pos`.
+  bool Fill(size_t pos) {
+    if (fd_ < 0 || pos >= size_) {
+      error_ = absl::InternalError(fmt::format("read past byte {}", pos));
+      return false;
+    }
+    if (buffer_ == nullptr) buffer_ = std::make_unique<uint8_t[]>(max_window_);
+    // Reading on from the window's end doubles it; a jump starts small.
+    window_ = pos == end_ && end_ != 0 ? std::min(2 * window_, max_window_)
+                                       : min_window_;
+    const size_t n = std::min(window_, size_ - pos);
+    if (!Read(pos, n, buffer_.get())) return false;
+    data_ = buffer_.get();
+    begin_ = pos;
+    end_ = pos + n;
+    return true;
+  }
+
+  const uint8_t* data_ = nullptr;
+  size_t begin_ = 0;  // input offsets held in data_: [begin_, end_)
+  size_t end_ = 0;
+  size_t size_;
+  int fd_ = -1;
+  size_t min_window_ = 0;
+  size_t max_window_ = 0;
+  size_t window_ = 0;
+  std::unique_ptr<uint8_t[]> buffer_;
+  int64_t read_bytes_ = 0;
+  absl::Status error_;
+};
+
 class Compactor {
  public:
-  explicit Compactor(std::string_view in)
-      : in_(reinterpret_cast<const uint8_t*>(in.data())), size_(in.size()) {}
+  explicit Compactor(WireInput* in) : in_(*in), size_(in->size()) {}
 
-  absl::StatusOr<CompactModel> Run() {
+  // Walks the model; `always_copy`: fill CompactModel::bytes even if nothing
+  // was skipped.
+  absl::StatusOr<CompactModel> Run(bool always_copy) {
     size_t new_size = 0;
     if (absl::Status s = Message(Kind::kModel, 0, size_, 0, &new_size);
         !s.ok()) {
@@ -137,17 +239,16 @@ class Compactor {
     CompactModel model;
     model.skipped_tensors = skipped_tensors_;
     model.skipped_bytes = skipped_bytes_;
-    if (edits_.empty()) return model;
+    if (edits_.empty() && !always_copy) return model;
     model.bytes.reserve(new_size);
     size_t cursor = 0;
     for (const Edit& e : edits_) {
-      model.bytes.append(reinterpret_cast<const char*>(in_) + cursor,
-                         e.begin - cursor);
+      if (!in_.Append(cursor, e.begin, &model.bytes)) return in_.error();
       model.bytes.append(e.replacement);
       cursor = e.end;
     }
-    model.bytes.append(reinterpret_cast<const char*>(in_) + cursor,
-                       size_ - cursor);
+    if (!in_.Append(cursor, size_, &model.bytes)) return in_.error();
+    model.read_bytes = in_.read_bytes();
     return model;
   }
 
@@ -161,7 +262,9 @@ class Compactor {
     uint64_t v = 0;
     for (int i = 0; i < 10; ++i) {
       if (*pos >= end) return Error(*pos, "varint runs past the end");
-      const uint8_t b = in_[(*pos)++];
+      uint8_t b = 0;
+      if (!in_.Byte(*pos, &b)) return in_.error();
+      ++*pos;
       v |= uint64_t{b & 0x7fu} << (7 * i);
       if ((b & 0x80) == 0) {
         *value = v;
@@ -413,7 +516,7 @@ class Compactor {
     return absl::OkStatus();
   }
 
-  const uint8_t* in_;
+  WireInput& in_;
   size_t size_;
   std::vector<Edit> edits_;
   int64_t skipped_tensors_ = 0;
@@ -423,7 +526,27 @@ class Compactor {
 }  // namespace
 
 absl::StatusOr<CompactModel> CompactModelBytes(std::string_view bytes) {
-  return Compactor(bytes).Run();
+  WireInput input(bytes);
+  return Compactor(&input).Run(/*always_copy=*/false);
+}
+
+absl::StatusOr<CompactModel> CompactModelFile(int fd, size_t size,
+                                              const WireReadOptions& options) {
+  if (size <= options.whole_file_limit) {
+    // A small file: one read, then the walk in memory.
+    CompactModel whole;
+    WireInput file(fd, size, options);
+    if (!file.Append(0, size, &whole.bytes)) return file.error();
+    WireInput input(whole.bytes);
+    absl::StatusOr<CompactModel> compact =
+        Compactor(&input).Run(/*always_copy=*/false);
+    if (!compact.ok()) return compact;
+    compact->read_bytes = file.read_bytes();
+    if (compact->bytes.empty()) compact->bytes = std::move(whole.bytes);
+    return compact;
+  }
+  WireInput input(fd, size, options);
+  return Compactor(&input).Run(/*always_copy=*/true);
 }
 
 bool HasSkippedPayload(const onnx::TensorProto& proto) {

@@ -16,6 +16,12 @@
 // Small tensors keep their data: the constant evaluator folds tensors of up
 // to kMaxFoldedElements values (shape arithmetic, Resize scales).
 //
+// CompactModelFile does the same on an open file without mapping it: it reads
+// the message structure with pread through a small reused window and seeks
+// past the payloads, so neither the payloads nor the page-cache pages around
+// them enter the process (a mapped file's read faults map whole page-cache
+// folios, megabytes each, around a tensor header).
+//
 // The input is untrusted: every varint, length and nesting level is bounds
 // checked; what the pre-pass cannot navigate is an error, what it does not
 // need (unknown fields, groups, other messages) is copied as is and left to
@@ -23,6 +29,7 @@
 #ifndef RIDGELINE_IMPORTERS_ONNX_WIRE_H_
 #define RIDGELINE_IMPORTERS_ONNX_WIRE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -44,17 +51,37 @@ inline constexpr std::string_view kSkippedPayloadKey =
     "ridgeline.payload_in_model_file";
 
 struct CompactModel {
-  // The compact ModelProto; empty when no payload was skipped (then the
-  // input itself is to be parsed).
+  // The compact ModelProto; from CompactModelBytes empty when no payload
+  // was skipped (then the input itself is to be parsed).
   std::string bytes;
   int64_t skipped_tensors = 0;
   int64_t skipped_bytes = 0;
+  // Bytes CompactModelFile read from the file (the structure once to walk
+  // it and once to copy it; the payloads not at all).
+  int64_t read_bytes = 0;
 };
 
 // Builds the compact copy of a serialized ModelProto. Errors (malformed
 // varints, lengths past the end, nesting deeper than kMaxWireDepth, bad wire
 // types) say what is wrong and at which byte offset.
 absl::StatusOr<CompactModel> CompactModelBytes(std::string_view bytes);
+
+// How CompactModelFile reads.
+struct WireReadOptions {
+  // Files up to this size are read whole, in one read (no window).
+  size_t whole_file_limit = size_t{64} << 10;
+  // The window read where the walk lands after a skip, and its largest size
+  // while the walk reads on.
+  size_t min_window = size_t{4} << 10;
+  size_t max_window = size_t{256} << 10;
+};
+
+// CompactModelBytes of the `size` bytes of the open file `fd`, read with
+// pread (the file offset is not used). Unlike CompactModelBytes, `bytes` is
+// always filled: it is the model to parse, compacted or not. A read error
+// is a DataLossError naming the byte.
+absl::StatusOr<CompactModel> CompactModelFile(
+    int fd, size_t size, const WireReadOptions& options = WireReadOptions());
 
 // True for a TensorProto whose payload CompactModelBytes left in the file.
 bool HasSkippedPayload(const onnx::TensorProto& proto);

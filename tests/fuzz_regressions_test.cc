@@ -42,6 +42,7 @@ TEST(FuzzRegressionsTest, EveryStoredInputFailsCleanlyOrAnalyzes) {
     const std::string name = path.filename().string();
     const fuzz::FuzzResult result = fuzz::RunFuzzTarget(bytes, name);
     EXPECT_FALSE(result.unnamed_error) << result.error;
+    EXPECT_FALSE(result.file_reader_differs);
   }
 }
 

@@ -3,11 +3,17 @@
 // the same graph::Graph as libprotobuf's parse of the whole file followed by
 // the same conversion: same tensors (dtype, dims, folded values, kind,
 // producer, consumers), nodes (attributes, opsets, parents), outputs,
-// unresolved tensors, warnings, batch and parameter count.
+// unresolved tensors, warnings, batch and parameter count. ImportOnnxFile,
+// which reads the file around the payloads instead of holding it, must build
+// that graph too, and its reader must give the same compact bytes through
+// windows of a few bytes.
 //
 // Inputs: every committed fixture (tests/fixtures/**/*.onnx and the stored
 // fuzz regressions) and every model of ONNX's node test suite
 // (libonnx-testdata).
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <climits>
 #include <cstdio>
@@ -139,9 +145,12 @@ void CompareOne(const fs::path& path, Totals* totals) {
   ASSERT_EQ(full.ok(), wire.ok())
       << "full parse: " << full.status() << "\nwire: " << wire.status();
   if (!full.ok()) {
-    // Same failure; the wire path names the file first.
+    // Same failure; the wire path names the file first, and reading the
+    // file fails the same way.
     EXPECT_TRUE(absl::StartsWith(wire.status().message(), path.string()))
         << wire.status();
+    EXPECT_EQ(ImportOnnxFile(path.string(), ImportOptions()).status(),
+              wire.status());
     return;
   }
   const std::vector<std::string> a = Describe(*full);
@@ -152,6 +161,22 @@ void CompareOne(const fs::path& path, Totals* totals) {
   absl::StatusOr<CompactModel> compact = CompactModelBytes(bytes);
   ASSERT_TRUE(compact.ok()) << compact.status();
   totals->skipped_tensors += compact->skipped_tensors;
+  // The file, read around the payloads.
+  absl::StatusOr<graph::Graph> file =
+      ImportOnnxFile(path.string(), ImportOptions());
+  ASSERT_TRUE(file.ok()) << file.status();
+  const std::vector<std::string> c = Describe(*file);
+  ASSERT_EQ(a.size(), c.size());
+  for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i], c[i]);
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  absl::StatusOr<CompactModel> read = CompactModelFile(
+      fd, bytes.size(),
+      WireReadOptions{
+          .whole_file_limit = 0, .min_window = 1, .max_window = 64});
+  close(fd);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(read->bytes, compact->bytes.empty() ? bytes : compact->bytes);
 }
 
 TEST(ImporterWireDiffTest, CommittedFixturesBuildTheSameGraph) {

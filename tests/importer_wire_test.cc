@@ -1,6 +1,7 @@
 // The wire pre-pass (importers/onnx_wire.h): which payloads it skips, that it
-// never reads them (they sit in pages made unreadable), and that malformed
-// bytes end in an error naming the file, never a crash.
+// never reads them (they sit in pages made unreadable; a file is read around
+// them), and that malformed bytes end in an error naming the file, never a
+// crash.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -234,6 +235,99 @@ TEST(ImporterWireTest, EveryTruncationFailsOrImportsLikeTheFullParse) {
       EXPECT_FALSE(g.ok()) << "cut at " << cut;
     }
   }
+}
+
+// An anonymous in-memory file holding `bytes`.
+class MemFile {
+ public:
+  explicit MemFile(const std::string& bytes)
+      : fd_(memfd_create("wire_test", MFD_CLOEXEC)) {
+    if (fd_ >= 0 && !bytes.empty()) {
+      ok_ = pwrite(fd_, bytes.data(), bytes.size(), 0) ==
+            static_cast<ssize_t>(bytes.size());
+    }
+  }
+  ~MemFile() {
+    if (fd_ >= 0) close(fd_);
+  }
+  int fd() const { return ok_ ? fd_ : -1; }
+
+ private:
+  int fd_;
+  bool ok_ = false;
+};
+
+// Read through windows of 1 to 16 bytes, the file gives the same compact
+// model as the bytes in memory, and the payloads are never read: what is
+// read is the structure, walked once and copied once.
+TEST(ImporterWireTest, FileReaderMatchesTheBytesAndSkipsThePayloads) {
+  const std::string bytes = TestModel().SerializeAsString();
+  MemFile file(bytes);
+  ASSERT_GE(file.fd(), 0);
+  absl::StatusOr<CompactModel> memory = CompactModelBytes(bytes);
+  ASSERT_TRUE(memory.ok()) << memory.status();
+  ASSERT_FALSE(memory->bytes.empty());
+  for (size_t max_window : {1, 2, 7, 16, 4096}) {
+    WireReadOptions options;
+    options.whole_file_limit = 0;
+    options.min_window = 1;
+    options.max_window = max_window;
+    absl::StatusOr<CompactModel> read =
+        CompactModelFile(file.fd(), bytes.size(), options);
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(read->bytes, memory->bytes) << "window " << max_window;
+    EXPECT_EQ(read->skipped_tensors, 3);
+    EXPECT_EQ(read->skipped_bytes, memory->skipped_bytes);
+    // w's payload alone is 32 KiB; the structure is under 2 KiB.
+    if (max_window <= 16) {
+      EXPECT_LE(read->read_bytes,
+                static_cast<int64_t>(bytes.size()) - memory->skipped_bytes +
+                    static_cast<int64_t>(memory->bytes.size()) + 16 * 64)
+          << "window " << max_window;
+    }
+  }
+  // Read whole (a small file): the same.
+  absl::StatusOr<CompactModel> whole = CompactModelFile(
+      file.fd(), bytes.size(), WireReadOptions{.whole_file_limit = 1 << 20});
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(whole->bytes, memory->bytes);
+  EXPECT_EQ(whole->read_bytes, static_cast<int64_t>(bytes.size()));
+}
+
+// Nothing to skip: the file's bytes are the model to parse.
+TEST(ImporterWireTest, FileReaderWithoutPayloadsReturnsTheFile) {
+  onnx::ModelProto m = TestModel();
+  m.mutable_graph()->clear_initializer();
+  m.mutable_graph()->mutable_node()->DeleteSubrange(2, 2);
+  const std::string bytes = m.SerializeAsString();
+  ASSERT_TRUE(CompactModelBytes(bytes)->bytes.empty());
+  MemFile file(bytes);
+  ASSERT_GE(file.fd(), 0);
+  for (size_t limit : {size_t{0}, size_t{1} << 20}) {
+    absl::StatusOr<CompactModel> read = CompactModelFile(
+        file.fd(), bytes.size(),
+        WireReadOptions{.whole_file_limit = limit, .min_window = 3});
+    ASSERT_TRUE(read.ok()) << read.status();
+    EXPECT_EQ(read->bytes, bytes);
+    EXPECT_EQ(read->skipped_tensors, 0);
+  }
+}
+
+// A file shorter than its stated size (it shrank after the stat), or
+// unreadable: an error, not a crash.
+TEST(ImporterWireTest, FileReadErrorsAreErrors) {
+  const std::string bytes = TestModel().SerializeAsString();
+  MemFile file(bytes.substr(0, 100));
+  ASSERT_GE(file.fd(), 0);
+  for (size_t limit : {size_t{0}, size_t{1} << 20}) {
+    absl::StatusOr<CompactModel> read = CompactModelFile(
+        file.fd(), bytes.size(), WireReadOptions{.whole_file_limit = limit});
+    ASSERT_FALSE(read.ok());
+    EXPECT_TRUE(absl::IsDataLoss(read.status())) << read.status();
+  }
+  absl::StatusOr<CompactModel> closed =
+      CompactModelFile(-1, bytes.size(), WireReadOptions());
+  EXPECT_FALSE(closed.ok());
 }
 
 }  // namespace

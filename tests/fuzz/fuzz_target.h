@@ -5,6 +5,9 @@
 #ifndef RIDGELINE_TESTS_FUZZ_FUZZ_TARGET_H_
 #define RIDGELINE_TESTS_FUZZ_FUZZ_TARGET_H_
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <climits>
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +19,7 @@
 #include "engine/hardware.h"
 #include "graph/fmt_absl.h"
 #include "importers/onnx_importer.h"
+#include "importers/onnx_wire.h"
 #include "onnx/onnx_pb.h"
 
 namespace ridgeline::fuzz {
@@ -70,13 +74,46 @@ struct FuzzResult {
   // display name (every error must name the file).
   bool unnamed_error = false;
   std::string error;  // the import error, if any
+  // Set when reading the input as a file, through windows of a few bytes
+  // (importers::CompactModelFile), gives another result than the pre-pass
+  // over the bytes in memory (importers::CompactModelBytes).
+  bool file_reader_differs = false;
 };
+
+// Whether CompactModelFile over `bytes` in an in-memory file agrees with
+// CompactModelBytes: both fail, or both give the same model to parse.
+inline bool FileReaderAgrees(std::string_view bytes) {
+  const int fd = memfd_create("fuzz-input", MFD_CLOEXEC);
+  if (fd < 0) return true;  // nothing to compare
+  bool agrees = true;
+  if (pwrite(fd, bytes.data(), bytes.size(), 0) ==
+      static_cast<ssize_t>(bytes.size())) {
+    absl::StatusOr<importers::CompactModel> memory =
+        importers::CompactModelBytes(bytes);
+    importers::WireReadOptions options;
+    options.whole_file_limit = 0;
+    options.min_window = 1;
+    options.max_window = 1 + bytes.size() % 61;
+    absl::StatusOr<importers::CompactModel> file =
+        importers::CompactModelFile(fd, bytes.size(), options);
+    if (memory.ok() != file.ok()) {
+      agrees = false;
+    } else if (memory.ok()) {
+      agrees =
+          file->bytes ==
+          (memory->bytes.empty() ? bytes : std::string_view(memory->bytes));
+    }
+  }
+  close(fd);
+  return agrees;
+}
 
 // Imports `bytes` under `display_name` and, if that works, analyzes it at a
 // precision picked from the input's size (so re-pricing paths run too).
 inline FuzzResult RunFuzzTarget(std::string_view bytes,
                                 std::string_view display_name) {
   FuzzResult result;
+  result.file_reader_differs = !FileReaderAgrees(bytes);
   absl::StatusOr<graph::Graph> graph = importers::ImportOnnxBytes(
       bytes, display_name, "/nonexistent-fuzz-dir", OptionsFor(bytes));
   if (!graph.ok()) {

@@ -6,7 +6,9 @@
 // arithmetic, ...) stops the run and leaves the input in the artifacts dir.
 //
 // Besides "no crash", it checks one property of every import error: the
-// message starts with the display name, so users learn which file is bad.
+// message starts with the display name, so users learn which file is bad;
+// and that reading the input as a file (importers::CompactModelFile, through
+// windows of a few bytes) gives what the pre-pass over the bytes gives.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -23,6 +25,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (result.unnamed_error) {
     std::fprintf(stderr, "import error does not name the file: %s\n",
                  result.error.c_str());
+    std::abort();
+  }
+  if (result.file_reader_differs) {
+    std::fprintf(stderr, "the file reader and the in-memory pre-pass differ\n");
     std::abort();
   }
   return 0;
