@@ -129,9 +129,12 @@ struct KernelResult {
 
 // What --tp / --pp add to the summary (engine/parallel/sharding.h).
 struct ParallelSummary {
-  int gpus = 1;  // tp x pp
+  int gpus = 1;  // tp x pp x ep
   int tp = 1;
   int pp = 1;
+  int ep = 1;                   // expert parallel (MoE)
+  int64_t moe_layers = 0;       // com.microsoft MoE layers found
+  int64_t experts_per_gpu = 0;  // with ep: experts of a MoE layer per GPU
   int microbatches = 1;
   int64_t transformer_layers = 0;  // attention blocks found
   std::string interconnect;        // "NVLink 4 (NVSwitch, 18 links), ..."

@@ -122,8 +122,8 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
 
   AnalyzeOptions opts = in.options;
   opts.batch = in.concurrency;
-  const bool sharded = in.parallel.tp * in.parallel.pp > 1;
-  r.gpus = in.parallel.tp * in.parallel.pp;
+  const bool sharded = in.parallel.gpus() > 1;
+  r.gpus = in.parallel.gpus();
   auto analyze = [&](const graph::Graph& g) -> absl::StatusOr<Analysis> {
     absl::StatusOr<Analysis> a = Analyze(g, in.hardware, opts);
     if (!a.ok() || !sharded) return a;

@@ -294,6 +294,157 @@ TEST_F(Llama8bDecode, DecodeSpeedUpFromOneToEightGpusIsSublinear) {
             0.1 * s->split.summary.latency_s);
 }
 
+// Mixtral-8x7B (8 experts, top-2; tests/moe_test.cc counts it), bf16 on
+// H100s. One expert: 3 x 4096 x 14336 = 176,160,768 parameters,
+// 352,321,536 bytes.
+class MixtralGraphs : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    for (const char* name : {"mixtral-8x7b-decode", "mixtral-8x7b-prefill"}) {
+      absl::StatusOr<graph::Graph> g = ZooGraph(name);
+      ASSERT_TRUE(g.ok()) << g.status();
+      (std::string(name).ends_with("decode") ? decode_ : prefill_) =
+          new graph::Graph(*std::move(g));
+    }
+  }
+  static graph::Graph* decode_;
+  static graph::Graph* prefill_;
+};
+graph::Graph* MixtralGraphs::decode_ = nullptr;
+graph::Graph* MixtralGraphs::prefill_ = nullptr;
+
+constexpr double kExpertBytes = 352321536;  // bf16
+constexpr double kExpertParams = 176160768;
+
+// Expert parallel over 8 GPUs, one decode token: its 2 token-expert pairs
+// land on 2 GPUs, the busiest runs 1 pair on its 1 expert. Dispatch and
+// combine all-to-alls of 1 token x k 2 x 4096 x 2 bytes = 16,384 bytes:
+// 5 us launch + 7 x 1 us + 7/8 x 16,384 / 450e9 s = 12.031857 us.
+TEST_F(MixtralGraphs, ExpertParallelDecodeByHand) {
+  absl::StatusOr<Sharded> s = Shard(*decode_, "h100-sxm", {.ep = 8});
+  ASSERT_TRUE(s.ok()) << s.status();
+  const engine::ParallelSummary& p = *s->split.summary.parallel;
+  EXPECT_EQ(p.gpus, 8);
+  EXPECT_EQ(p.ep, 8);
+  EXPECT_EQ(p.moe_layers, 32);
+  EXPECT_EQ(p.experts_per_gpu, 1);
+  int moe = 0, dispatch = 0, combine = 0;
+  const std::vector<engine::LayerResult>& layers = s->split.layers;
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const engine::LayerResult& l = layers[i];
+    if (l.op_type == "MoE") {
+      ++moe;
+      EXPECT_DOUBLE_EQ(l.cost.weight_bytes, kExpertBytes) << l.name;
+      EXPECT_DOUBLE_EQ(l.cost.macs, kExpertParams) << l.name;
+      // Next to it: its dispatch before (after the router), combine after.
+      ASSERT_LT(i + 1, layers.size());
+      EXPECT_EQ(layers[i + 1].name, "AllToAll:combine:" + l.name);
+    }
+    if (l.op_type != "AllToAll") continue;
+    (l.name.starts_with("AllToAll:dispatch:") ? dispatch : combine)++;
+    EXPECT_EQ(l.message_bytes, 16384) << l.name;
+    EXPECT_NEAR(l.latency_s, 12.031857e-6, 1e-12) << l.name;
+  }
+  EXPECT_EQ(moe, 32);
+  EXPECT_EQ(dispatch, 32);
+  EXPECT_EQ(combine, 32);
+  EXPECT_EQ(p.collectives, 64);
+  // Weights per GPU: the dense part whole (46,702,792,704 - 32 x 8 experts
+  // = 1,605,636,096) plus 1 expert of each layer (32 x 176,160,768).
+  EXPECT_EQ(p.params_per_gpu, int64_t{1605636096} + 32 * int64_t{176160768});
+  // Attention and the rest run the GPU's one request: unchanged.
+  for (size_t i = 0; i < s->whole.layers.size(); ++i) {
+    const engine::LayerResult& l = s->whole.layers[i];
+    if (l.op_type == "MatMul" && l.name.find("q_proj") != std::string::npos) {
+      bool found = false;
+      for (const engine::LayerResult& m : layers) {
+        if (m.name != l.name) continue;
+        found = true;
+        EXPECT_DOUBLE_EQ(m.cost.macs, l.cost.macs);
+      }
+      EXPECT_TRUE(found) << l.name;
+    }
+  }
+}
+
+// Prefill, 2048 tokens, ep 2: 4,096 pairs, 2,048 on each GPU over its 4
+// experts (all touched): each GPU does half the MoE MACs and reads half the
+// experts; dispatch messages 2048 x 2 x 4096 x 2 = 33,554,432 bytes.
+TEST_F(MixtralGraphs, ExpertParallelPrefillSumsToTheWhole) {
+  absl::StatusOr<Sharded> s = Shard(*prefill_, "h100-sxm", {.ep = 2});
+  ASSERT_TRUE(s.ok()) << s.status();
+  double whole = 0, split = 0;
+  for (const engine::LayerResult& l : s->whole.layers) {
+    if (l.op_type == "MoE") {
+      whole += l.cost.macs;
+      EXPECT_DOUBLE_EQ(l.cost.weight_bytes, 8 * kExpertBytes);
+    }
+  }
+  for (const engine::LayerResult& l : s->split.layers) {
+    if (l.op_type == "MoE") {
+      split += l.cost.macs;
+      EXPECT_DOUBLE_EQ(l.cost.weight_bytes, 4 * kExpertBytes);
+    }
+    if (l.op_type == "AllToAll") {
+      EXPECT_EQ(l.message_bytes, 33554432);
+    }
+  }
+  EXPECT_DOUBLE_EQ(whole, 32 * 4096 * kExpertParams);
+  EXPECT_DOUBLE_EQ(2 * split, whole);
+}
+
+// Tensor parallel without expert parallel: every expert's width / tp (each
+// decode MoE layer reads 2 experts / 2 = 352,321,536 bytes), an all-reduce
+// of the MoE output (1 x 4096 x 2 bytes) after each: 32 + 32 + the logits'
+// all-gather = 65 collectives.
+TEST_F(MixtralGraphs, TensorParallelSplitsTheExperts) {
+  absl::StatusOr<Sharded> s = Shard(*decode_, "h100-sxm", {.tp = 2});
+  ASSERT_TRUE(s.ok()) << s.status();
+  int moe = 0;
+  for (size_t i = 0; i < s->split.layers.size(); ++i) {
+    const engine::LayerResult& l = s->split.layers[i];
+    if (l.op_type != "MoE") continue;
+    ++moe;
+    EXPECT_DOUBLE_EQ(l.cost.weight_bytes, kExpertBytes);
+    EXPECT_DOUBLE_EQ(l.cost.macs, kExpertParams);
+    ASSERT_LT(i + 1, s->split.layers.size());
+    EXPECT_EQ(s->split.layers[i + 1].op_type, "AllReduce");
+    EXPECT_EQ(s->split.layers[i + 1].message_bytes, 8192);
+  }
+  EXPECT_EQ(moe, 32);
+  EXPECT_EQ(s->split.summary.parallel->collectives, 65);
+}
+
+TEST_F(MixtralGraphs, PipelineCutsAfterMoeLayers) {
+  absl::StatusOr<Sharded> s = Shard(*decode_, "h100-sxm", {.pp = 2, .ep = 4});
+  ASSERT_TRUE(s.ok()) << s.status();
+  const engine::ParallelSummary& p = *s->split.summary.parallel;
+  EXPECT_EQ(p.gpus, 8);
+  ASSERT_EQ(p.stage_latency_s.size(), 2u);
+  EXPECT_GT(p.stage_latency_s[0], 0);
+  EXPECT_GT(p.stage_latency_s[1], 0);
+}
+
+TEST_F(MixtralGraphs, ExpertParallelErrors) {
+  absl::StatusOr<Sharded> s = Shard(*decode_, "h100-sxm", {.ep = 3});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("--ep 3 does not divide the 8 experts"),
+            std::string::npos)
+      << s.status();
+  s = Shard(*decode_, "h100-sxm", {.tp = 2, .ep = 2});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("--tp 2 with --ep 2"), std::string::npos)
+      << s.status();
+}
+
+TEST_F(Llama8bDecode, ExpertParallelNeedsAMixtureOfExperts) {
+  absl::StatusOr<Sharded> s = Shard(*graph_, "h100-sxm", {.ep = 2});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("no mixture-of-experts layer"),
+            std::string::npos)
+      << s.status();
+}
+
 TEST_F(Llama8bDecode, TensorParallelMustDivideHeads) {
   absl::StatusOr<Sharded> s = Shard(*graph_, "h100-sxm", {.tp = 3});
   ASSERT_FALSE(s.ok());
@@ -392,6 +543,26 @@ TEST(ParallelCli, ErrorsExitTwo) {
   EXPECT_EQ(r.code, 1);  // a usage error: not an integer in [1, 4096]
   r = RunAnalyze("--zoo llama-3.1-8b-decode --hw h100 --microbatches 4");
   EXPECT_EQ(r.code, 1);  // needs --pp
+  r = RunAnalyze("--zoo mixtral-8x7b-decode --hw h100 --ep 3");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--ep 3 does not divide the 8 experts"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST(ParallelCli, ExpertParallelJson) {
+  CliRun r = RunAnalyze(
+      "--zoo mixtral-8x7b-decode --hw h100 --precision bf16 --ep 8 "
+      "--format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["summary"]["gpus"], 8);
+  EXPECT_EQ(j["summary"]["parallel"]["ep"], 8);
+  EXPECT_EQ(j["summary"]["parallel"]["experts_per_gpu"], 1);
+  EXPECT_EQ(j["summary"]["active_params"], 12879925248);
+  int all_to_all = 0;
+  for (const auto& l : j["layers"]) all_to_all += l["op"] == "AllToAll";
+  EXPECT_EQ(all_to_all, 64);
 }
 
 TEST(ParallelCli, JsonHasGpusAndCollectiveLayers) {

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "engine/moe.h"
 #include "engine/parallel/collectives.h"
 #include "engine/parallel/transformer_blocks.h"
 #include "fmt/format.h"
@@ -14,14 +16,60 @@
 namespace ridgeline::engine {
 namespace {
 
-enum class Role { kReplicated, kColumn, kRow, kInterior };
+// kExpertTp: a MoE layer under tensor parallelism (every expert's width /
+// tp, input whole, partial-sum output whole); kExpertEp: a MoE layer under
+// expert parallelism (the busiest GPU's share, MoeShard); kDataParallel:
+// any other layer under expert parallelism (the GPU's requests, weights
+// whole).
+enum class Role {
+  kReplicated,
+  kColumn,
+  kRow,
+  kInterior,
+  kExpertTp,
+  kExpertEp,
+  kDataParallel
+};
 
-Cost ScaleCost(const Cost& c, Role role, double tp) {
+// One MoE layer under expert parallelism, on the busiest GPU.
+struct MoeShard {
+  double work = 1;     // pairs on the GPU / all token-expert pairs
+  double weights = 1;  // experts it reads / experts read unsharded
+  double rows = 1;     // activation rows: pairs on the GPU / tokens
+  GemmShape gemm;      // touched local experts x rows each
+};
+
+struct Split {
+  double tp = 1;
+  double dense = 1;  // ep: the GPU's share of the requests, ceil(B/ep) / B
+  absl::flat_hash_map<int, MoeShard> moe;  // by node
+};
+
+Cost ScaleCost(const Cost& c, Role role, const Split& split, int node) {
   Cost s = c;
-  const double f = 1.0 / tp;
+  const double f = 1.0 / split.tp;
+  const double act_read = c.bytes_read - c.weight_bytes;
   switch (role) {
     case Role::kReplicated:
       return s;
+    case Role::kDataParallel:
+      s.bytes_read = act_read * split.dense + c.weight_bytes;
+      s.bytes_written *= split.dense;
+      s.macs *= split.dense;
+      s.other_flops *= split.dense;
+      return s;
+    case Role::kExpertEp: {
+      const MoeShard& m = split.moe.at(node);
+      s.bytes_read = act_read * m.rows + c.weight_bytes * m.weights;
+      s.bytes_written *= m.rows;
+      s.weight_bytes *= m.weights;
+      s.macs *= m.work;
+      s.other_flops *= m.work;
+      return s;
+    }
+    case Role::kExpertTp:  // the input read whole, the output written whole
+      s.bytes_read = act_read + c.weight_bytes * f;
+      break;
     case Role::kInterior:
       s.bytes_read *= f;
       s.bytes_written *= f;
@@ -42,12 +90,19 @@ Cost ScaleCost(const Cost& c, Role role, double tp) {
 
 // The GEMM one rank runs: columns (column-parallel), the contraction
 // (row-parallel), or heads (the batch of attention products) divided.
-GemmShape ScaleGemm(GemmShape g, Role role, double tp) {
+GemmShape ScaleGemm(GemmShape g, Role role, const Split& split, int node) {
   if (!(g.batch > 0)) return g;
+  const double tp = split.tp;
   switch (role) {
     case Role::kReplicated:
       break;
+    case Role::kDataParallel:
+      g.m *= split.dense;
+      break;
+    case Role::kExpertEp:
+      return split.moe.at(node).gemm;
     case Role::kColumn:
+    case Role::kExpertTp:
       g.n /= tp;
       break;
     case Role::kRow:
@@ -154,25 +209,38 @@ std::string LinkText(const Interconnect& ic) {
 }
 
 absl::Status CheckOptions(const ParallelOptions& o, const Hardware& hw) {
-  if (o.tp < 1 || o.pp < 1 || o.microbatches < 1) {
+  if (o.tp < 1 || o.pp < 1 || o.ep < 1 || o.microbatches < 1) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--tp {}, --pp {}, --ep {}, --microbatches {}: each must be >= 1", o.tp,
+        o.pp, o.ep, o.microbatches));
+  }
+  if (o.tp > 1 && o.ep > 1) {
     return absl::InvalidArgumentError(
-        fmt::format("--tp {}, --pp {}, --microbatches {}: each must be >= 1",
-                    o.tp, o.pp, o.microbatches));
+        fmt::format("--tp {} with --ep {}: expert parallelism is modelled with "
+                    "data-parallel attention (--tp 1); use one of the two",
+                    o.tp, o.ep));
   }
   const Interconnect& ic = hw.interconnect;
-  const int gpus = o.tp * o.pp;
+  const int gpus = o.gpus();
   if (gpus > 1 && !ic.present() && !ic.has_network()) {
     return absl::InvalidArgumentError(fmt::format(
-        "--tp {} --pp {} ({} GPUs): hardware '{}' has no interconnect data "
-        "(\"interconnect\" in its hardware file); a100-40gb-sxm, "
-        "a100-80gb-sxm, h100-sxm, h200-sxm, b200 and mi300x have it",
-        o.tp, o.pp, gpus, hw.key));
+        "--tp {} --pp {} --ep {} ({} GPUs): hardware '{}' has no "
+        "interconnect data (\"interconnect\" in its hardware file); "
+        "a100-40gb-sxm, a100-80gb-sxm, h100-sxm, h200-sxm, b200 and mi300x "
+        "have it",
+        o.tp, o.pp, o.ep, gpus, hw.key));
   }
   if (gpus > ic.gpus_per_node && !ic.has_network()) {
     return absl::InvalidArgumentError(fmt::format(
-        "--tp {} --pp {} needs {} GPUs, but a '{}' node holds {} and its "
-        "hardware file gives no network between nodes",
-        o.tp, o.pp, gpus, hw.key, ic.gpus_per_node));
+        "--tp {} --pp {} --ep {} needs {} GPUs, but a '{}' node holds {} and "
+        "its hardware file gives no network between nodes",
+        o.tp, o.pp, o.ep, gpus, hw.key, ic.gpus_per_node));
+  }
+  if (o.ep > ic.gpus_per_node && ic.gpus_per_node > 1 &&
+      o.ep % ic.gpus_per_node != 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--ep {} spans nodes of {} '{}' GPUs: it must be a multiple of {}",
+        o.ep, ic.gpus_per_node, hw.key, ic.gpus_per_node));
   }
   if (o.tp > ic.gpus_per_node && ic.gpus_per_node > 1 &&
       o.tp % ic.gpus_per_node != 0) {
@@ -220,14 +288,13 @@ struct Before {
 
 // The tensor-parallel split of every layer and kernel.
 void ScaleWork(const std::vector<Before>& in, const std::vector<Role>& role,
-               int tp, Analysis* out) {
-  const double t = tp;
+               const Split& split, Analysis* out) {
   const double fpm = out->pricing.flops_per_mac;
   for (LayerResult& l : out->layers) {
     if (l.skipped || l.node < 0) continue;
     const Role r = role[l.node];
-    l.cost = ScaleCost(l.cost, r, t);
-    l.cost.gemm = ScaleGemm(l.cost.gemm, r, t);
+    l.cost = ScaleCost(l.cost, r, split, l.node);
+    l.cost.gemm = ScaleGemm(l.cost.gemm, r, split, l.node);
     l.flops = l.cost.Flops(fpm);
     l.bytes = l.cost.Bytes();
     l.intensity = l.bytes > 0 ? l.flops / l.bytes : 0;
@@ -249,7 +316,9 @@ void ScaleWork(const std::vector<Before>& in, const std::vector<Role>& role,
     k.work.other_flops *= rf;
     k.work.bytes *= rb;
     k.work.weight_bytes *= rw;
-    if (k.anchor >= 0) k.work.gemm = ScaleGemm(k.work.gemm, role[k.anchor], t);
+    if (k.anchor >= 0) {
+      k.work.gemm = ScaleGemm(k.work.gemm, role[k.anchor], split, k.anchor);
+    }
   }
 }
 
@@ -260,7 +329,29 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
                                        const ParallelOptions& options) {
   const Hardware& hw = analysis.hardware;
   if (absl::Status s = CheckOptions(options, hw); !s.ok()) return s;
-  const int tp = options.tp, pp = options.pp;
+  const int tp = options.tp, pp = options.pp, ep = options.ep;
+  const std::vector<MoeLayer> moe = FindMoeLayers(graph);
+  if (ep > 1 && moe.empty()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--ep {}: found no mixture-of-experts layer (com.microsoft MoE node) "
+        "in the graph",
+        ep));
+  }
+  for (const MoeLayer& m : moe) {
+    const std::string& name = graph.node(m.node).name;
+    if (m.experts % ep != 0) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--ep {} does not divide the {} experts of MoE layer '{}'; use an "
+          "--ep that divides {}",
+          ep, m.experts, name, m.experts));
+    }
+    if (m.ffn % tp != 0) {
+      return absl::InvalidArgumentError(
+          fmt::format("--tp {} does not divide the experts' width {} (MoE "
+                      "layer '{}')",
+                      tp, m.ffn, name));
+    }
+  }
   absl::StatusOr<TransformerBlocks> blocks = FindTransformerBlocks(graph);
   if (!blocks.ok()) return blocks.status();
   int64_t attention_blocks = 0;
@@ -276,6 +367,32 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
     if (absl::Status s = AssignRoles(graph, *blocks, tp, &role); !s.ok()) {
       return s;
     }
+    for (const MoeLayer& m : moe) role[m.node] = Role::kExpertTp;
+  }
+  // Expert parallel: the busiest GPU's share of each MoE layer (balanced
+  // routing), every other layer on the GPU's ceil(B / ep) requests.
+  Split split;
+  split.tp = tp;
+  if (ep > 1) {
+    const double b = static_cast<double>(std::max<int64_t>(1, analysis.batch));
+    split.dense = std::ceil(b / ep) / b;
+    std::fill(role.begin(), role.end(), Role::kDataParallel);
+    for (const MoeLayer& m : moe) {
+      role[m.node] = Role::kExpertEp;
+      const double k = static_cast<double>(m.experts_per_token);
+      const double pairs = m.tokens * k;
+      const double on_gpu = std::ceil(pairs / ep);
+      const double local = static_cast<double>(m.experts / ep);
+      const double touched = std::min(local, on_gpu);
+      MoeShard shard;
+      shard.work = pairs > 0 ? on_gpu / pairs : 1;
+      shard.weights =
+          touched / TouchedExperts(static_cast<double>(m.experts), m.tokens, k);
+      shard.rows = m.tokens > 0 ? on_gpu / m.tokens : 1;
+      shard.gemm = {touched, on_gpu / touched, static_cast<double>(m.ffn),
+                    static_cast<double>(m.hidden)};
+      split.moe[m.node] = shard;
+    }
   }
 
   Analysis& out = analysis;  // sharded in place
@@ -287,9 +404,12 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
     kernel_before[i] = l.kernel;
   }
   ParallelSummary ps;
-  ps.gpus = tp * pp;
+  ps.gpus = options.gpus();
   ps.tp = tp;
   ps.pp = pp;
+  ps.ep = ep;
+  ps.moe_layers = static_cast<int64_t>(moe.size());
+  if (!moe.empty()) ps.experts_per_gpu = moe.front().experts / ep;
   ps.microbatches = options.microbatches;
   ps.transformer_layers = attention_blocks;
   ps.interconnect = LinkText(hw.interconnect);
@@ -297,7 +417,7 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
                : tp > 1 ? "column-parallel (vocabulary split) + all-gather of "
                           "the logits"
                         : "whole on one GPU";
-  if (tp > 1) ScaleWork(before, role, tp, &out);
+  if (tp > 1 || ep > 1) ScaleWork(before, role, split, &out);
 
   std::vector<int> layer_of(graph.nodes().size(), -1);
   for (size_t i = 0; i < analysis.layers.size(); ++i) {
@@ -325,14 +445,38 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
     for (const MegatronBlock& b : blocks->blocks) {
       add(b.row, CollectiveOp::kAllReduce, tp);
     }
+    for (const MoeLayer& m : moe) add(m.node, CollectiveOp::kAllReduce, tp);
     if (blocks->lm_head >= 0) {
       add(blocks->lm_head, CollectiveOp::kAllGather, tp);
     }
-    for (const Insert& in : inserts) {
-      absl::StatusOr<CollectiveTime> check =
-          TimeCollective(in.work, hw.interconnect);
-      if (!check.ok()) return check.status();
+  }
+  // Expert parallel: an all-to-all of the GPU's routed tokens (tokens x k x
+  // hidden) before each MoE layer (dispatch) and after it (combine).
+  for (const MoeLayer& m : ep > 1 ? moe : std::vector<MoeLayer>{}) {
+    const int li = layer_of[m.node];
+    if (li < 1 || kernel_before[li] < 1) continue;
+    const double per_row = m.tokens > 0 ? before[li].bytes_written / m.tokens
+                                        : 0;  // hidden x activation bytes
+    const double message = m.tokens * split.dense *
+                           static_cast<double>(m.experts_per_token) * per_row;
+    const LayerResult& l = out.layers[li];
+    for (const bool dispatch : {true, false}) {
+      Insert in;
+      in.after_layer = dispatch ? li - 1 : li;
+      in.after_kernel = dispatch ? kernel_before[li] - 1 : kernel_before[li];
+      in.work.op = CollectiveOp::kAllToAll;
+      in.work.gpus = ep;
+      in.work.message_bytes = message;
+      in.name = fmt::format("AllToAll:{}:{}", dispatch ? "dispatch" : "combine",
+                            l.name);
+      in.tensors = dispatch ? l.inputs : l.outputs;
+      inserts.push_back(std::move(in));
     }
+  }
+  for (const Insert& in : inserts) {
+    absl::StatusOr<CollectiveTime> check =
+        TimeCollective(in.work, hw.interconnect);
+    if (!check.ok()) return check.status();
   }
   InsertCollectives(&out, std::move(inserts));
   TimeKernels(&out);
@@ -354,23 +498,28 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
       total += out.kernels[k].time.latency_s;
       cumulative[k] = total;
     }
-    absl::flat_hash_map<int, const MegatronBlock*> mlp_row;
+    // A transformer layer ends at its MLP's row MatMul or its MoE layer.
+    absl::flat_hash_set<int> mlp_row;
     for (const MegatronBlock& b : blocks->blocks) {
-      if (!b.attention) mlp_row[b.row] = &b;
+      if (!b.attention) mlp_row.insert(b.row);
     }
+    for (const MoeLayer& m : moe) mlp_row.insert(m.node);
     for (size_t k = 0; k < out.kernels.size(); ++k) {
       for (int li : out.kernels[k].layers) {
         const LayerResult& l = out.layers[li];
         const bool row_end = l.node >= 0 && mlp_row.contains(l.node) &&
-                             tp == 1 && l.kernel == static_cast<int>(k);
-        const bool reduce_end = l.message_bytes > 0 &&
-                                l.op_type == "AllReduce" && li > 0 &&
-                                out.layers[li - 1].node >= 0 &&
-                                mlp_row.contains(out.layers[li - 1].node);
+                             tp == 1 && ep == 1 &&
+                             l.kernel == static_cast<int>(k);
+        const bool reduce_end =
+            l.message_bytes > 0 &&
+            (l.op_type == "AllReduce" || l.op_type == "AllToAll") && li > 0 &&
+            out.layers[li - 1].node >= 0 &&
+            mlp_row.contains(out.layers[li - 1].node);
         if (!row_end && !reduce_end) continue;
         const LayerResult& row = reduce_end ? out.layers[li - 1] : l;
-        cuts.push_back({static_cast<int>(k), li, cumulative[k],
-                        before[layer_of[row.node]].bytes_written});
+        cuts.push_back(
+            {static_cast<int>(k), li, cumulative[k],
+             before[layer_of[row.node]].bytes_written * split.dense});
       }
     }
     // The last layer's end is no cut (nothing follows but the head).
@@ -400,7 +549,8 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
       in.work.op = CollectiveOp::kPointToPoint;
       in.work.gpus = 2;
       in.work.message_bytes = cuts[best].message_bytes;
-      in.work.across_nodes = ((s - 1) * tp) / g != (s * tp) / g;
+      const int per_stage = tp * ep;  // GPUs of one stage
+      in.work.across_nodes = ((s - 1) * per_stage) / g != (s * per_stage) / g;
       in.name = fmt::format("SendRecv:stage{}->stage{}", s - 1, s);
       in.tensors = out.layers[cuts[best].layer].outputs;
       absl::StatusOr<CollectiveTime> check =
@@ -450,11 +600,12 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
   // One GPU runs one stage: its MFU is the stage's share.
   out.summary.mfu /= pp;
 
-  // Weights per GPU: sharded ones / tp, on the most loaded stage.
+  // Weights per GPU: sharded ones / tp, experts / ep, on the most loaded
+  // stage.
   std::vector<double> stage_bytes(pp, 0);
   std::vector<double> stage_params(pp, 0);
   std::vector<int> first_use(graph.tensors().size(), -1);
-  std::vector<bool> sharded(graph.tensors().size(), false);
+  std::vector<double> share(graph.tensors().size(), 1.0);
   std::vector<int> out_layer_of(graph.nodes().size(), -1);
   for (size_t i = 0; i < out.layers.size(); ++i) {
     if (out.layers[i].node >= 0) {
@@ -466,7 +617,12 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
       const int w = in >= 0 ? WeightSource(graph, in) : -1;
       if (w < 0) continue;
       if (first_use[w] < 0) first_use[w] = n;
-      if (role[n] != Role::kReplicated) sharded[w] = true;
+      const Role r = role[n];
+      const double f = r == Role::kExpertEp ? 1.0 / ep
+                       : r == Role::kReplicated || r == Role::kDataParallel
+                           ? 1.0
+                           : 1.0 / tp;
+      share[w] = std::min(share[w], f);
     }
   }
   double raw_bytes = 0;
@@ -488,9 +644,8 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
       }
       if (k >= 0) s = stage_of_kernel[k];
     }
-    const double share = sharded[w] ? 1.0 / tp : 1.0;
-    stage_bytes[s] += t.Bytes() * priced * share;
-    stage_params[s] += static_cast<double>(t.NumElements()) * share;
+    stage_bytes[s] += t.Bytes() * priced * share[w];
+    stage_params[s] += static_cast<double>(t.NumElements()) * share[w];
   }
   for (int s = 0; s < pp; ++s) {
     if (stage_bytes[s] >= ps.weight_bytes_per_gpu) {

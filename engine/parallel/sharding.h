@@ -17,6 +17,18 @@
 // - norms, residual adds, embedding: replicated;
 // - LM head: column-parallel (vocabulary split) with an all-gather of the
 //   logits, as TensorRT-LLM and vLLM run it.
+// Mixture of experts (engine/moe.h):
+// - with tp: every expert's FFN width split (fc1/fc3 columns, fc2 rows) /
+//   tp, as vLLM shards Mixtral without expert parallelism; the input read
+//   whole, the partial-sum output written whole and all-reduced;
+// - with ep (expert parallel, data-parallel attention as SGLang's and
+//   vLLM's DP-attention + EP deployments run it, and GenZ models it;
+//   anchors_2026.md 2.2, 4.3): each GPU holds E / ep experts whole and runs
+//   the rest of the model for its ceil(batch / ep) requests (weights whole);
+//   the T x k token-expert pairs are balanced over the GPUs, the busiest
+//   taking ceil(T x k / ep) pairs on min(E / ep, that many) of its experts;
+//   an AllToAll dispatch before each MoE layer and an AllToAll combine
+//   after it, message = the GPU's tokens x k x hidden x activation bytes.
 // Pipeline parallel: stage s holds the layers between cuts at transformer-
 // layer ends chosen so the stages' times are closest to equal; one
 // send/receive of the activation crossing each cut. One request runs the
@@ -34,13 +46,19 @@ struct ParallelOptions {
   int tp = 1;
   int pp = 1;
   int microbatches = 1;
+  // Expert parallel (--ep): the experts of every MoE layer divided over ep
+  // GPUs, the rest of the model data-parallel on them; tp must be 1.
+  int ep = 1;
+  int gpus() const { return tp * pp * ep; }
 };
 
-// Errors (input errors): tp, pp or microbatches < 1; tp not dividing the
-// heads or KV heads (both named) or an MLP's width; tp > 1 on a graph with
-// no transformer block; more GPUs than the device's node holds with no
-// network, or no interconnect data at all; pp larger than the layers.
-// `analysis` is sharded in place (move it in when it is not needed after).
+// Errors (input errors): tp, pp, ep or microbatches < 1; tp not dividing
+// the heads or KV heads (both named), an MLP's width or the experts' width;
+// ep not dividing a MoE layer's experts, ep > 1 with tp > 1 or on a graph
+// with no MoE layer; tp > 1 on a graph with no transformer block; more GPUs
+// than the device's node holds with no network, or no interconnect data at all;
+// pp larger than the layers. `analysis` is sharded in place (move it in when it
+// is not needed after).
 absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
                                        Analysis analysis,
                                        const ParallelOptions& options);

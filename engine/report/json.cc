@@ -306,6 +306,9 @@ void SummaryObject(JsonWriter& w, const Summary& s) {
       Members q(&w, nullptr);
       q.AddInt("tp", p.tp);
       q.AddInt("pp", p.pp);
+      q.AddInt("ep", p.ep);
+      q.AddInt("moe_layers", p.moe_layers);
+      if (p.moe_layers > 0) q.AddInt("experts_per_gpu", p.experts_per_gpu);
       q.AddInt("microbatches", p.microbatches);
       q.AddInt("transformer_layers", p.transformer_layers);
       q.Add("interconnect", std::string_view(p.interconnect));

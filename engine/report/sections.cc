@@ -115,9 +115,16 @@ Items SummaryItems(const Analysis& a) {
     const ParallelSummary& p = *s.parallel;
     items.emplace_back(
         "GPUs",
-        fmt::format("{} (tensor parallel {} x pipeline {}; {} transformer "
+        fmt::format("{} (tensor parallel {} x pipeline {}{}; {} transformer "
                     "layers; layer rows are one GPU's kernels); {}",
-                    p.gpus, p.tp, p.pp, p.transformer_layers, p.interconnect));
+                    p.gpus, p.tp, p.pp,
+                    p.ep > 1
+                        ? fmt::format(" x expert parallel {}: {} experts "
+                                      "per GPU in each of {} MoE layers, "
+                                      "attention data-parallel",
+                                      p.ep, p.experts_per_gpu, p.moe_layers)
+                        : "",
+                    p.transformer_layers, p.interconnect));
     items.emplace_back("collectives",
                        fmt::format("{} layers, {} of the latency ({})",
                                    p.collectives, FormatSeconds(p.collective_s),

@@ -32,7 +32,7 @@ absl::StatusOr<std::vector<engine::Analysis>> OtherDevices(
       return absl::InvalidArgumentError(
           fmt::format("{}: {}", ctx.model_name, MessageOf(a.status())));
     }
-    if (ctx.options->parallel.tp * ctx.options->parallel.pp > 1) {
+    if (ctx.options->parallel.gpus() > 1) {
       a = engine::ShardAnalysis(ctx.graph, *std::move(a),
                                 ctx.options->parallel);
       if (!a.ok()) {

@@ -487,6 +487,13 @@ constexpr Flag kFlags[] = {
      [](Options& o, std::string_view v) {
        return ApplyGpuCount("--pp", v, &o.parallel.pp);
      }},
+    {"--ep", "E",
+     "expert parallel over E GPUs for mixture-of-experts models: each holds "
+     "1/E of every MoE layer's experts, attention runs data-parallel, an "
+     "all-to-all dispatch and combine around each MoE layer (default 1)",
+     [](Options& o, std::string_view v) {
+       return ApplyGpuCount("--ep", v, &o.parallel.ep);
+     }},
     {"--microbatches", "M",
      "with --pp: micro-batches in flight; adds the pipeline time, bubble "
      "fraction and throughput (default 1)",
@@ -639,12 +646,13 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
   if (o.parallel.microbatches > 1 && o.parallel.pp == 1) {
     return absl::InvalidArgumentError("--microbatches needs --pp P > 1");
   }
-  if (o.parallel.tp * o.parallel.pp > 1 &&
+  if (o.parallel.gpus() > 1 &&
       (o.whole_model || !o.sweep.empty() || !o.fuse.empty() ||
        !o.weights.empty() || !o.activations.empty() || !o.kv_cache.empty() ||
        o.what_if || !o.measured_path.empty())) {
     return absl::InvalidArgumentError(
-        "--tp/--pp work with the per-layer report and --serve; not yet with "
+        "--tp/--pp/--ep work with the per-layer report and --serve; not yet "
+        "with "
         "--whole-model, --sweep, what-ifs or --measured");
   }
   const bool any_mode = o.whole_model || !o.sweep.empty() || !o.fuse.empty() ||

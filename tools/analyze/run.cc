@@ -261,7 +261,7 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
   }
   ctx.analysis = *std::move(analysis);
   ctx.analysis.model = ctx.model_name;
-  if (options.parallel.tp * options.parallel.pp > 1) {
+  if (options.parallel.gpus() > 1) {
     absl::StatusOr<engine::Analysis> sharded = engine::ShardAnalysis(
         ctx.graph, std::move(ctx.analysis), options.parallel);
     if (!sharded.ok()) {
