@@ -58,14 +58,16 @@ std::vector<int64_t> SampleSteps(int64_t generate, int64_t samples) {
   return steps;
 }
 
-// The sum over every step of the linear interpolation between the samples.
-double SumInterpolated(const std::vector<ServeStep>& samples) {
-  double sum = samples.back().tpot_s;
+// The sum over every step of the linear interpolation between the samples
+// of `field` (the step time, its energy).
+double SumInterpolated(const std::vector<ServeStep>& samples,
+                       double ServeStep::*field = &ServeStep::tpot_s) {
+  double sum = samples.back().*field;
   for (size_t i = 0; i + 1 < samples.size(); ++i) {
     const double n =
         static_cast<double>(samples[i + 1].context - samples[i].context);
-    const double a = samples[i].tpot_s;
-    const double b = samples[i + 1].tpot_s;
+    const double a = samples[i].*field;
+    const double b = samples[i + 1].*field;
     sum += n * a + (b - a) * (n - 1) / 2;
   }
   return sum;
@@ -90,6 +92,12 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
         "--serve: --prompt ({}), --generate ({}) and --concurrency ({}) must "
         "be >= 1",
         in.prompt, in.generate, in.concurrency));
+  }
+  if (in.usd_per_gpu_hour &&
+      !(*in.usd_per_gpu_hour > 0 && std::isfinite(*in.usd_per_gpu_hour))) {
+    return absl::InvalidArgumentError(
+        fmt::format("--serve: --usd-per-gpu-hour {} must be a price > 0",
+                    *in.usd_per_gpu_hour));
   }
   TensorPricer dtype_pricer;
   std::optional<FloatRepricer> repricer;
@@ -133,6 +141,15 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
   if (!prefill.ok()) return prefill.status();
   ++r.analyses;
   r.ttft_s = prefill->summary.latency_s;
+  // Energy of one analysis, all GPUs: TDP x (0.3 + 0.7 x MFU) x latency.
+  const double tdp = in.hardware.tdp_w;
+  auto joules = [&](const Summary& s) {
+    return r.gpus * tdp *
+           (kStaticPowerFraction + (1 - kStaticPowerFraction) * s.mfu) *
+           s.latency_s;
+  };
+  r.energy.tdp_w = tdp;
+  r.energy.prefill_j = joules(prefill->summary);
 
   std::optional<double> weight_bytes;
   for (int64_t step : SampleSteps(in.generate, in.samples)) {
@@ -146,7 +163,8 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
                          ? a->summary.parallel->weight_bytes_per_gpu
                          : a->summary.weight_bytes;
     }
-    r.tpot_by_context.push_back({in.prompt + step, a->summary.latency_s});
+    r.tpot_by_context.push_back(
+        {in.prompt + step, a->summary.latency_s, joules(a->summary)});
   }
   r.decode_s = SumInterpolated(r.tpot_by_context);
   r.tpot_s = r.decode_s / static_cast<double>(in.generate);
@@ -155,6 +173,17 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
       static_cast<double>(in.generate) / r.request_latency_s;
   r.aggregate_output_tokens_per_s =
       r.output_tokens_per_s * static_cast<double>(in.concurrency);
+  const double tokens =
+      static_cast<double>(in.concurrency) * static_cast<double>(in.generate);
+  ServeEnergy& e = r.energy;
+  e.decode_j = SumInterpolated(r.tpot_by_context, &ServeStep::joules);
+  e.joules_per_token = (e.prefill_j + e.decode_j) / tokens;
+  e.mean_power_w = (e.prefill_j + e.decode_j) / (r.gpus * r.request_latency_s);
+  e.usd_per_gpu_hour = in.usd_per_gpu_hour;
+  if (in.usd_per_gpu_hour) {
+    e.usd_per_million_tokens = r.gpus * *in.usd_per_gpu_hour / 3600.0 *
+                               r.request_latency_s / tokens * 1e6;
+  }
 
   const CounterRegistry& registry = in.options.registry != nullptr
                                         ? *in.options.registry

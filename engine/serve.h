@@ -15,6 +15,7 @@
 #define RIDGELINE_ENGINE_SERVE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -101,7 +102,18 @@ struct ServeInputs {
   // Decode steps analyzed in full (evenly spaced, both ends included); the
   // others are interpolated linearly. >= 2; M when M is smaller.
   int64_t samples = 33;
+  // --usd-per-gpu-hour: the price of one GPU for an hour, US dollars; > 0
+  // gives the cost per million output tokens.
+  std::optional<double> usd_per_gpu_hour;
 };
+
+// Energy (engine/serve.cc): each GPU draws TDP x (0.3 + 0.7 x MFU) while a
+// phase runs (mlsysim economics.py, anchors_2026.md 1.2: 30% static power,
+// the rest in proportion to utilization), MFU being the analysis' per-GPU
+// model FLOPs utilization; a phase's energy = GPUs x that power x its
+// latency. Joules per output token = (prefill + every decode step) energy /
+// (B x M): the prompt's energy is charged to the tokens it yields.
+inline constexpr double kStaticPowerFraction = 0.3;
 
 struct ServeMemory {
   double capacity_bytes = 0;
@@ -116,6 +128,19 @@ struct ServeMemory {
 struct ServeStep {
   int64_t context = 0;  // tokens in the KV cache when the step starts
   double tpot_s = 0;
+  double joules = 0;  // energy of the step, all GPUs
+};
+
+struct ServeEnergy {
+  double tdp_w = 0;  // per GPU, from the hardware file (0: unknown)
+  double prefill_j = 0;
+  double decode_j = 0;          // the M steps
+  double joules_per_token = 0;  // (prefill_j + decode_j) / (B x M)
+  double mean_power_w = 0;      // per GPU over the request
+  // With --usd-per-gpu-hour: GPUs x price x request latency / (B x M)
+  // x 1e6.
+  std::optional<double> usd_per_gpu_hour;
+  double usd_per_million_tokens = 0;
 };
 
 struct ServeResult {
@@ -129,6 +154,7 @@ struct ServeResult {
   double aggregate_output_tokens_per_s = 0;  // B x M / latency
   KvCache kv;
   ServeMemory memory;
+  ServeEnergy energy;
   int64_t max_concurrency = 0;  // largest B that fits (0: not even one)
   int gpus = 1;                 // tp x pp; memory is per GPU when > 1
   int analyses = 0;             // full Analyze() runs

@@ -172,6 +172,51 @@ TEST(Serve, MemoryAndMaxConcurrencyByHand) {
   EXPECT_EQ(MaxConcurrency(100, 95, 10, 20), 0);
 }
 
+// Energy: each GPU at TDP x (0.3 + 0.7 x MFU) while a phase runs (mlsysim
+// economics.py); H100 SXM TDP 700 W (NVIDIA datasheet). Checked against
+// the formula applied to independent analyses of the prefill and of every
+// decode step (8 steps, all analyzed). Cost at 3.6 USD per GPU-hour =
+// 0.001 USD/s: 1 GPU x 0.001 x request latency / (2 x 8 tokens) x 1e6 =
+// 62.5 x latency USD per million tokens.
+TEST(Serve, EnergyAndCostPerTokenByHand) {
+  Fixture f;
+  SetUpLlama(256, 8, 2, &f);
+  f.in.samples = 8;
+  f.in.usd_per_gpu_hour = 3.6;
+  absl::StatusOr<ServeResult> r = AnalyzeServe(f.in);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const ServeEnergy& e = r->energy;
+  EXPECT_EQ(e.tdp_w, 700);
+  AnalyzeOptions o = f.in.options;
+  o.batch = 2;
+  absl::StatusOr<Analysis> prefill = Analyze(f.prefill, f.in.hardware, o);
+  ASSERT_TRUE(prefill.ok());
+  const double prefill_j =
+      700 * (0.3 + 0.7 * prefill->summary.mfu) * prefill->summary.latency_s;
+  EXPECT_NEAR(e.prefill_j, prefill_j, 1e-9 * prefill_j);
+  absl::StatusOr<PastRebinder> rebind =
+      PastRebinder::Create(f.decode, f.decode_next, 256);
+  ASSERT_TRUE(rebind.ok()) << rebind.status();
+  double decode_j = 0;
+  for (int64_t i = 0; i < 8; ++i) {
+    absl::StatusOr<graph::Graph> g = rebind->At(256 + i);
+    ASSERT_TRUE(g.ok());
+    absl::StatusOr<Analysis> a = Analyze(*g, f.in.hardware, o);
+    ASSERT_TRUE(a.ok());
+    decode_j += 700 * (0.3 + 0.7 * a->summary.mfu) * a->summary.latency_s;
+  }
+  EXPECT_NEAR(e.decode_j, decode_j, 1e-9 * decode_j);
+  EXPECT_NEAR(e.joules_per_token, (prefill_j + decode_j) / 16,
+              1e-9 * e.joules_per_token);
+  // Memory-bound decode at low MFU: the mean power is near the 30% floor.
+  EXPECT_GT(e.mean_power_w, 0.3 * 700);
+  EXPECT_LT(e.mean_power_w, 700);
+  EXPECT_NEAR(e.usd_per_million_tokens, 62.5 * r->request_latency_s,
+              1e-9 * e.usd_per_million_tokens);
+  f.in.usd_per_gpu_hour = 0;
+  EXPECT_FALSE(AnalyzeServe(f.in).ok());
+}
+
 TEST(Serve, BadValues) {
   Fixture f;
   SetUpLlama(128, 4, 1, &f);
@@ -225,8 +270,8 @@ TEST(ServeCli, JsonSection) {
   for (const char* key :
        {"\"serve\"", "\"ttft_s\"", "\"tpot_s\"", "\"tpot_by_context\"",
         "\"request_latency_s\"", "\"output_tokens_per_s\"",
-        "\"kv_bytes_per_token\": 131072", "\"memory\"",
-        "\"max_concurrency\""}) {
+        "\"kv_bytes_per_token\": 131072", "\"memory\"", "\"max_concurrency\"",
+        "\"joules_per_token\"", "\"energy\""}) {
     EXPECT_NE(out.find(key), std::string::npos) << key;
   }
 }
@@ -238,6 +283,17 @@ TEST(ServeCli, ServeFlagsWithoutServeAreUsageErrors) {
           &out, &err),
       1);
   EXPECT_NE(err.find("only used with --serve"), std::string::npos) << err;
+  EXPECT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100",
+                 "--usd-per-gpu-hour", "2"},
+                &out, &err),
+            1);
+  EXPECT_NE(err.find("only used with --serve"), std::string::npos) << err;
+  EXPECT_EQ(
+      Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--serve",
+           "--prompt", "16", "--generate", "4", "--usd-per-gpu-hour", "-1"},
+          &out, &err),
+      2);
+  EXPECT_NE(err.find("--usd-per-gpu-hour"), std::string::npos) << err;
 }
 
 // A single ONNX decoder file (past-KV inputs and present outputs): the

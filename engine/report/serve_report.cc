@@ -43,6 +43,29 @@ std::string FormatServe(const ServeResult& r) {
                   FormatSi(m.capacity_bytes, "B"),
                   m.fits ? "fits" : "does NOT fit"));
   row("max concurrency that fits", fmt::format("{}", r.max_concurrency));
+  const ServeEnergy& e = r.energy;
+  out += fmt::format(
+      "  Energy (each GPU at TDP x (0.3 + 0.7 x MFU), mlsysim's power "
+      "model):\n");
+  if (e.tdp_w > 0) {
+    row("  energy per output token",
+        fmt::format("{:.4g} J (prefill {:.4g} J + decode {:.4g} J over {} "
+                    "tokens)",
+                    e.joules_per_token, e.prefill_j, e.decode_j,
+                    r.concurrency * r.generate));
+    row("  mean power per GPU",
+        fmt::format("{:.4g} W of {:.4g} W TDP ({} GPU{})", e.mean_power_w,
+                    e.tdp_w, r.gpus, r.gpus == 1 ? "" : "s"));
+  } else {
+    row("  energy per output token", "n/a: the hardware file gives no tdp_w");
+  }
+  if (e.usd_per_gpu_hour) {
+    row("  cost per million output tokens",
+        fmt::format("{:.4g} USD ({} GPU{} x {:.4g} USD/h x request latency "
+                    "/ tokens)",
+                    e.usd_per_million_tokens, r.gpus, r.gpus == 1 ? "" : "s",
+                    *e.usd_per_gpu_hour));
+  }
   return out;
 }
 
@@ -74,6 +97,23 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
                  {"total_bytes", m.total_bytes},
                  {"fits", m.fits}};
   j["max_concurrency"] = r.max_concurrency;
+  const ServeEnergy& e = r.energy;
+  if (e.tdp_w > 0) {
+    j["joules_per_token"] = e.joules_per_token;
+  } else {
+    j["joules_per_token"] = nullptr;
+  }
+  nlohmann::ordered_json energy = {
+      {"tdp_w", e.tdp_w},
+      {"power_model", "TDP x (0.3 + 0.7 x MFU) per GPU (mlsysim)"},
+      {"prefill_j", e.prefill_j},
+      {"decode_j", e.decode_j},
+      {"mean_power_w", e.mean_power_w}};
+  if (e.usd_per_gpu_hour) {
+    energy["usd_per_gpu_hour"] = *e.usd_per_gpu_hour;
+    j["usd_per_million_output_tokens"] = e.usd_per_million_tokens;
+  }
+  j["energy"] = std::move(energy);
   j["analyses"] = r.analyses;
   return j;
 }

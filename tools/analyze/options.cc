@@ -475,6 +475,13 @@ constexpr Flag kFlags[] = {
        o.kv_dim = std::string(v);
        return absl::OkStatus();
      }},
+    {"--usd-per-gpu-hour", "P",
+     "with --serve: price of one GPU for an hour, US dollars; adds the cost "
+     "per million output tokens (GPUs x P x request latency / tokens)",
+     [](Options& o, std::string_view v) {
+       o.usd_per_gpu_hour = std::string(v);
+       return absl::OkStatus();
+     }},
     {"--tp", "T",
      "tensor parallel over T GPUs: attention and MLP MatMuls split "
      "Megatron-style, two all-reduces per transformer layer (default 1)",
@@ -634,11 +641,12 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
     return absl::InvalidArgumentError(
         "--fit needs --fit-out FILE.json (where the fitted device goes)");
   }
-  if (!o.serve && (!o.prompt.empty() || !o.generate.empty() ||
-                   !o.concurrency.empty() || !o.kv_dim.empty())) {
+  if (!o.serve &&
+      (!o.prompt.empty() || !o.generate.empty() || !o.concurrency.empty() ||
+       !o.kv_dim.empty() || !o.usd_per_gpu_hour.empty())) {
     return absl::InvalidArgumentError(
-        "--prompt, --generate, --concurrency and --kv-dim are only used with "
-        "--serve");
+        "--prompt, --generate, --concurrency, --kv-dim and "
+        "--usd-per-gpu-hour are only used with --serve");
   }
   if (!o.fit_out.empty() && !o.fit) {
     return absl::InvalidArgumentError("--fit-out is only used with --fit");

@@ -71,11 +71,12 @@ struct Options {
   int64_t skip_runs = 0;      // --skip-runs N: warm-up runs left out
   // Serving (serve_mode.cc). The numbers are kept as typed and checked by
   // the mode, so a bad value is an input error (exit 2) naming the model.
-  bool serve = false;       // --serve
-  std::string prompt;       // --prompt N
-  std::string generate;     // --generate M
-  std::string concurrency;  // --concurrency B (default 1)
-  std::string kv_dim;       // --kv-dim NAME: the past-length dim
+  bool serve = false;            // --serve
+  std::string prompt;            // --prompt N
+  std::string generate;          // --generate M
+  std::string concurrency;       // --concurrency B (default 1)
+  std::string kv_dim;            // --kv-dim NAME: the past-length dim
+  std::string usd_per_gpu_hour;  // --usd-per-gpu-hour P: cost per token
   // Multi-GPU (run.cc, serve_mode.cc): --tp, --pp, --microbatches.
   engine::ParallelOptions parallel;
 };

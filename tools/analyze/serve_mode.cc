@@ -3,7 +3,9 @@
 // NAME-decode gives the prefill and the decode graph; a single decoder (a
 // file, or another zoo entry) with past-KV inputs runs its prefill with the
 // past-length dim at 0.
+#include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,6 +58,19 @@ absl::StatusOr<int64_t> Count(const RunContext& ctx, std::string_view flag,
         fmt::format("{} '{}' is not an integer in 1..16777216", flag, value));
   }
   return n;
+}
+
+// --usd-per-gpu-hour: a price > 0 (US dollars), or none.
+absl::StatusOr<std::optional<double>> Price(const RunContext& ctx,
+                                            const std::string& value) {
+  if (value.empty()) return std::optional<double>();
+  double x = 0;
+  if (!absl::SimpleAtod(value, &x) || !std::isfinite(x) || x <= 0) {
+    return InputError(ctx, fmt::format("--usd-per-gpu-hour '{}' is not a "
+                                       "price > 0 (US dollars per GPU-hour)",
+                                       value));
+  }
+  return std::optional<double>(x);
 }
 
 struct Source {
@@ -204,6 +219,8 @@ absl::StatusOr<engine::ServeResult> RunServe(const RunContext& ctx) {
   absl::StatusOr<int64_t> batch =
       Count(ctx, "--concurrency", o.concurrency, int64_t{1});
   if (!batch.ok()) return batch.status();
+  absl::StatusOr<std::optional<double>> price = Price(ctx, o.usd_per_gpu_hour);
+  if (!price.ok()) return price.status();
   absl::StatusOr<Graphs> graphs =
       LoadGraphs(ctx, *prompt, *prompt + *generate - 1, *batch);
   if (!graphs.ok()) return graphs.status();
@@ -228,6 +245,7 @@ absl::StatusOr<engine::ServeResult> RunServe(const RunContext& ctx) {
   in.generate = *generate;
   in.concurrency = *batch;
   in.parallel = ctx.options->parallel;
+  in.usd_per_gpu_hour = *price;
   absl::StatusOr<engine::ServeResult> r = engine::AnalyzeServe(in);
   if (!r.ok()) {
     const std::string m(MessageOf(r.status()));
