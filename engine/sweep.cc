@@ -316,6 +316,22 @@ absl::StatusOr<SweepSpec> ParseSweepSpec(std::string_view spec) {
     out.batches = std::move(*batches);
     return out;
   }
+  if (axis == "tp") {
+    out.axis = SweepSpec::Axis::kTensorParallel;
+    absl::StatusOr<std::vector<int64_t>> tp = ParseBatchList(list);
+    if (!tp.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("bad --sweep '{}': {}", spec, MessageOf(tp.status())));
+    }
+    for (int64_t t : *tp) {
+      if (t > 4096) {
+        return absl::InvalidArgumentError(fmt::format(
+            "bad --sweep '{}': tp {} is more than 4096 GPUs", spec, t));
+      }
+    }
+    out.tp = std::move(*tp);
+    return out;
+  }
   if (axis == "hw" || axis == "hardware") {
     out.axis = SweepSpec::Axis::kHardware;
     for (std::string_view name : Split(list, ',')) {
@@ -328,7 +344,7 @@ absl::StatusOr<SweepSpec> ParseSweepSpec(std::string_view spec) {
     return out;
   }
   return absl::InvalidArgumentError(fmt::format(
-      "bad --sweep '{}': axis must be batch or hw (got '{}')", spec, axis));
+      "bad --sweep '{}': axis must be batch, hw or tp (got '{}')", spec, axis));
 }
 
 SweepPoint PricePoint(const Analysis& analysis, const Hardware& hardware,
@@ -476,6 +492,44 @@ absl::StatusOr<SweepResult> SweepBatch(const AnalyzeAtBatch& analyze,
   return result;
 }
 
+absl::StatusOr<SweepResult> SweepTensorParallel(
+    const ShardAtTp& shard, const std::vector<int64_t>& tp) {
+  if (tp.empty()) return absl::InvalidArgumentError("empty tp sweep");
+  SweepResult result;
+  result.axis = SweepSpec::Axis::kTensorParallel;
+  for (int64_t t : tp) {
+    absl::StatusOr<Analysis> a = shard(static_cast<int>(t));
+    ++result.analyses;
+    if (!a.ok()) {
+      return absl::Status(
+          a.status().code(),
+          fmt::format("--sweep tp={}: {}", t, MessageOf(a.status())));
+    }
+    const Summary& s = a->summary;
+    SweepPoint p;
+    p.batch = a->batch;
+    p.hardware = a->hardware.key;
+    p.latency_s = s.latency_s;
+    p.throughput_per_s =
+        s.latency_s > 0 ? static_cast<double>(a->batch) / s.latency_s : 0;
+    p.mfu = s.mfu;
+    p.bound = s.bound;
+    p.flops = s.flops;
+    p.bytes = s.bytes;
+    p.tp = static_cast<int>(t);
+    p.gpus = static_cast<int>(t);
+    if (s.parallel) {
+      p.gpus = s.parallel->gpus;
+      p.weight_bytes_per_gpu = s.parallel->weight_bytes_per_gpu;
+      p.fits_in_memory_per_gpu = s.parallel->fits_in_memory_per_gpu;
+      p.collective_s = s.parallel->collective_s;
+    }
+    result.points.push_back(std::move(p));
+  }
+  FindFlips(&result);
+  return result;
+}
+
 absl::StatusOr<SweepResult> SweepHardware(const Analysis& base,
                                           const AnalyzeOptions& options,
                                           const std::vector<Hardware>& devices,
@@ -532,10 +586,50 @@ absl::StatusOr<SweepResult> SweepHardware(const Analysis& base,
   return result;
 }
 
+namespace {
+
+// --sweep tp=LIST: one row per width, speed-up against the first row.
+std::string FormatTensorParallelSweep(const SweepResult& r) {
+  using report::FormatNumber;
+  using report::FormatPercent;
+  using report::FormatSeconds;
+  report::TextTable table;
+  table.headers = {"tp",       "GPUs",       "latency",     "throughput",
+                   "speed-up", "bound",      "MFU per GPU", "weights per GPU",
+                   "fits",     "collectives"};
+  table.right_align.assign(table.headers.size(), true);
+  const double first = r.points.front().latency_s;
+  for (const SweepPoint& p : r.points) {
+    table.rows.push_back(
+        {fmt::format("{}", p.tp), fmt::format("{}", p.gpus),
+         FormatSeconds(p.latency_s),
+         fmt::format("{}/s", FormatNumber(p.throughput_per_s)),
+         p.latency_s > 0 ? fmt::format("{:.2f}x", first / p.latency_s) : "-",
+         std::string(BoundName(p.bound)), FormatPercent(p.mfu),
+         report::FormatSi(p.weight_bytes_per_gpu, "B"),
+         p.fits_in_memory_per_gpu ? "yes" : "NO",
+         fmt::format("{} ({})", FormatSeconds(p.collective_s),
+                     FormatPercent(
+                         p.latency_s > 0 ? p.collective_s / p.latency_s : 0))});
+  }
+  std::string out = report::RenderText(table);
+  out += fmt::format(
+      "(each row a full tensor-parallel analysis: per-GPU kernels and the "
+      "collectives of one inference on {}; speed-up = first row's latency / "
+      "the row's)\n",
+      r.points.front().hardware);
+  return out;
+}
+
+}  // namespace
+
 std::string FormatSweep(const SweepResult& r) {
   using report::FormatNumber;
   using report::FormatPercent;
   using report::FormatSeconds;
+  if (r.axis == SweepSpec::Axis::kTensorParallel) {
+    return r.points.empty() ? std::string() : FormatTensorParallelSweep(r);
+  }
   const bool by_batch = r.axis == SweepSpec::Axis::kBatch;
   const bool whole = !r.points.empty() && r.points.front().whole_model;
   report::TextTable table;
@@ -619,6 +713,15 @@ nlohmann::json SweepJson(const SweepResult& r) {
     j["flops"] = p.flops;
     j["bytes"] = p.bytes;
     if (p.whole_model) j["whole_model"] = WholeModelJson(*p.whole_model);
+    if (r.axis == SweepSpec::Axis::kTensorParallel) {
+      j["tp"] = p.tp;
+      j["gpus"] = p.gpus;
+      j["weight_bytes_per_gpu"] = p.weight_bytes_per_gpu;
+      j["fits_in_memory_per_gpu"] = p.fits_in_memory_per_gpu;
+      j["collective_s"] = p.collective_s;
+      j["speedup"] =
+          p.latency_s > 0 ? r.points.front().latency_s / p.latency_s : 0.0;
+    }
     points.push_back(std::move(j));
   }
   auto flip = [&](std::optional<size_t> i, bool whole_model) -> nlohmann::json {
@@ -626,8 +729,13 @@ nlohmann::json SweepJson(const SweepResult& r) {
     const SweepPoint& before = r.points[*i - 1];
     const SweepPoint& after = r.points[*i];
     nlohmann::json j = nlohmann::json::object();
-    j[by_batch ? "batch" : "hardware"] =
-        by_batch ? nlohmann::json(after.batch) : nlohmann::json(after.hardware);
+    if (r.axis == SweepSpec::Axis::kTensorParallel) {
+      j["tp"] = after.tp;
+    } else {
+      j[by_batch ? "batch" : "hardware"] = by_batch
+                                               ? nlohmann::json(after.batch)
+                                               : nlohmann::json(after.hardware);
+    }
     j["from"] = std::string(
         BoundName(whole_model ? before.whole_model->bound : before.bound));
     j["to"] = std::string(
@@ -635,7 +743,9 @@ nlohmann::json SweepJson(const SweepResult& r) {
     return j;
   };
   nlohmann::json out = nlohmann::json::object();
-  out["axis"] = by_batch ? "batch" : "hw";
+  out["axis"] = by_batch                                     ? "batch"
+                : r.axis == SweepSpec::Axis::kTensorParallel ? "tp"
+                                                             : "hw";
   out["points"] = std::move(points);
   out["bound_flip"] = flip(r.layer_flip, false);
   out["whole_model_bound_flip"] = flip(r.whole_model_flip, true);

@@ -1,5 +1,7 @@
 // Sweeps: one analysis, re-priced at many batch sizes or on many devices
-// (`analyze --sweep batch=1,2,4,...,256`, `--sweep hw=a100,h100,h200`).
+// (`analyze --sweep batch=1,2,4,...,256`, `--sweep hw=a100,h100,h200`), or
+// sharded over several tensor-parallel widths (`--sweep tp=1,2,4,8`: each
+// point a full ShardAnalysis, engine/parallel/sharding.h).
 //
 // Batch: every layer's cost is affine in the batch (MACs, FLOPs and
 // activation bytes grow linearly, weight bytes are constant), so the graph
@@ -32,13 +34,14 @@ namespace ridgeline::engine {
 
 // What `--sweep` asked for.
 struct SweepSpec {
-  enum class Axis { kBatch, kHardware };
+  enum class Axis { kBatch, kHardware, kTensorParallel };
   Axis axis = Axis::kBatch;
   std::vector<int64_t> batches;       // kBatch
   std::vector<std::string> hardware;  // kHardware: names as typed
+  std::vector<int64_t> tp;            // kTensorParallel: GPUs, 1..4096
 };
 
-// Parses "batch=LIST" or "hw=NAME,NAME,...". LIST is comma-separated
+// Parses "batch=LIST", "hw=NAME,NAME,..." or "tp=LIST". LIST is comma-separated
 // positive integers where "..." continues the progression of the values
 // before it up to the value after it: geometric if the last three values
 // before it have a constant ratio (1,2,4,...,256), else arithmetic with the
@@ -66,6 +69,13 @@ struct SweepPoint {
   double flops = 0;             // at the analysis' flops_per_mac
   double bytes = 0;
   std::optional<WholeModelResult> whole_model;
+  // Tensor-parallel sweeps (summary.parallel of the sharded analysis): the
+  // flops, bytes and MFU above are one GPU's.
+  int tp = 1;
+  int gpus = 1;
+  double weight_bytes_per_gpu = 0;
+  bool fits_in_memory_per_gpu = true;
+  double collective_s = 0;  // collectives' share of latency_s
 };
 
 struct SweepResult {
@@ -92,6 +102,15 @@ using AnalyzeOnHardware =
 absl::StatusOr<SweepResult> SweepBatch(const AnalyzeAtBatch& analyze,
                                        const std::vector<int64_t>& batches,
                                        const SweepOptions& options);
+
+// The analysis sharded over `tp` GPUs (the caller runs ShardAnalysis).
+using ShardAtTp = std::function<absl::StatusOr<Analysis>(int tp)>;
+
+// One full sharded analysis per tensor-parallel width: latency, throughput
+// (batch / latency), per-GPU MFU, bound, weights per GPU and the
+// collectives' time. Errors: an empty list, a sharding error (naming tp).
+absl::StatusOr<SweepResult> SweepTensorParallel(const ShardAtTp& shard,
+                                                const std::vector<int64_t>& tp);
 
 // Re-prices `base` (analyzed with `options`) on each device. With an
 // explicit --precision (and no custom pricer) the counts are reused and only

@@ -18,6 +18,7 @@
 #include "engine/parallel/collectives.h"
 #include "engine/parallel/sharding.h"
 #include "engine/parallel/transformer_blocks.h"
+#include "engine/sweep.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/zoo_test_util.h"
@@ -445,6 +446,52 @@ TEST_F(Llama8bDecode, ExpertParallelNeedsAMixtureOfExperts) {
       << s.status();
 }
 
+// --sweep tp=LIST: each point is the sharded analysis at that width.
+// tp 1: the whole model on one GPU, 8,030,261,248 parameters x 2 bytes
+// (bf16) = 16,060,522,496 bytes of weights, no collective.
+TEST_F(Llama8bDecode, TensorParallelSweepPointsAreShardedAnalyses) {
+  absl::StatusOr<engine::SweepSpec> spec =
+      engine::ParseSweepSpec("tp=1,2,4,...,8");
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  ASSERT_EQ(spec->axis, engine::SweepSpec::Axis::kTensorParallel);
+  EXPECT_EQ(spec->tp, (std::vector<int64_t>{1, 2, 4, 8}));
+  EXPECT_FALSE(engine::ParseSweepSpec("tp=8192").ok());
+  EXPECT_FALSE(engine::ParseSweepSpec("tp=0").ok());
+  absl::StatusOr<Sharded> base = Shard(*graph_, "h100-sxm", {});
+  ASSERT_TRUE(base.ok()) << base.status();
+  engine::ShardAtTp at = [&](int tp) -> absl::StatusOr<engine::Analysis> {
+    return engine::ShardAnalysis(*graph_, base->whole, {.tp = tp});
+  };
+  absl::StatusOr<engine::SweepResult> r =
+      engine::SweepTensorParallel(at, spec->tp);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->points.size(), 4u);
+  EXPECT_EQ(r->analyses, 4);
+  EXPECT_DOUBLE_EQ(r->points[0].weight_bytes_per_gpu, 16060522496.0);
+  EXPECT_EQ(r->points[0].collective_s, 0);
+  for (size_t i = 0; i < 4; ++i) {
+    const int tp = static_cast<int>(spec->tp[i]);
+    absl::StatusOr<Sharded> s = Shard(*graph_, "h100-sxm", {.tp = tp});
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_EQ(r->points[i].gpus, tp);
+    EXPECT_DOUBLE_EQ(r->points[i].latency_s, s->split.summary.latency_s);
+    EXPECT_DOUBLE_EQ(r->points[i].weight_bytes_per_gpu,
+                     s->split.summary.parallel->weight_bytes_per_gpu);
+  }
+  // Sublinear: 8 GPUs are less than 8 times faster.
+  EXPECT_LT(r->points[0].latency_s / r->points[3].latency_s, 8.0);
+  const nlohmann::json j = engine::SweepJson(*r);
+  EXPECT_EQ(j["axis"], "tp");
+  EXPECT_EQ(j["points"][3]["tp"], 8);
+  EXPECT_DOUBLE_EQ(j["points"][0]["speedup"].get<double>(), 1.0);
+  // A width that does not divide the heads names itself.
+  absl::StatusOr<engine::SweepResult> bad =
+      engine::SweepTensorParallel(at, {2, 3});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("--sweep tp=3"), std::string::npos)
+      << bad.status();
+}
+
 TEST_F(Llama8bDecode, TensorParallelMustDivideHeads) {
   absl::StatusOr<Sharded> s = Shard(*graph_, "h100-sxm", {.tp = 3});
   ASSERT_FALSE(s.ok());
@@ -548,6 +595,25 @@ TEST(ParallelCli, ErrorsExitTwo) {
   EXPECT_NE(r.err.find("--ep 3 does not divide the 8 experts"),
             std::string::npos)
       << r.err;
+}
+
+TEST(ParallelCli, TensorParallelSweep) {
+  CliRun r = RunAnalyze(
+      "--zoo llama-3.1-8b-decode --hw h100 --precision bf16 --sweep tp=1,2 "
+      "--format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["sweep"]["axis"], "tp");
+  ASSERT_EQ(j["sweep"]["points"].size(), 2u);
+  EXPECT_EQ(j["sweep"]["points"][1]["gpus"], 2);
+  r = RunAnalyze("--zoo llama-3.1-8b-decode --hw h100 --sweep tp=3");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--sweep tp=3"), std::string::npos) << r.err;
+  r = RunAnalyze("--zoo llama-3.1-8b-decode --hw h100 --sweep tp=2 --tp 2");
+  EXPECT_EQ(r.code, 1);
+  r = RunAnalyze(
+      "--zoo llama-3.1-8b-decode --hw h100 --sweep tp=2 --whole-model");
+  EXPECT_EQ(r.code, 1);
 }
 
 TEST(ParallelCli, ExpertParallelJson) {

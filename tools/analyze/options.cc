@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "absl/strings/match.h"
 #include "engine/fusion.h"
 #include "engine/precision.h"
 #include "engine/sweep.h"
@@ -388,9 +389,11 @@ constexpr Flag kFlags[] = {
        o.analyze.per_layer_tax_s = 10e-6;
        return SetSwitch(&o.mlsysim);
      }},
-    {"--sweep", "batch=LIST|hw=A,B",
+    {"--sweep", "batch=LIST|hw=A,B|tp=LIST",
      "one row per batch (1,2,4,...,256 or 1:64) or per device: latency, "
-     "throughput, bound, MFU, where the bound flips",
+     "throughput, bound, MFU, where the bound flips; tp=1,2,4,8: one full "
+     "tensor-parallel analysis per GPU count (speed-up, weights per GPU, "
+     "collectives)",
      ApplySweep},
     {"--fuse", "KINDS",
      "fusion what-if: none|epilogue|elementwise|attention|all (comma "
@@ -660,8 +663,16 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
        o.what_if || !o.measured_path.empty())) {
     return absl::InvalidArgumentError(
         "--tp/--pp/--ep work with the per-layer report and --serve; not yet "
-        "with "
-        "--whole-model, --sweep, what-ifs or --measured");
+        "with --whole-model, --sweep (use --sweep tp=LIST for tensor "
+        "parallel), what-ifs or --measured");
+  }
+  if (absl::StartsWith(o.sweep, "tp=") &&
+      (o.whole_model || !o.fuse.empty() || !o.weights.empty() ||
+       !o.activations.empty() || !o.kv_cache.empty() || o.what_if ||
+       !o.measured_path.empty() || o.serve)) {
+    return absl::InvalidArgumentError(
+        "--sweep tp=LIST works with the per-layer analysis only; not with "
+        "--whole-model/--mlsysim, what-ifs, --measured or --serve");
   }
   const bool any_mode = o.whole_model || !o.sweep.empty() || !o.fuse.empty() ||
                         !o.weights.empty() || !o.activations.empty() ||

@@ -1,7 +1,9 @@
-// analyze --sweep batch=LIST | hw=A,B: the model re-priced per batch or per
-// device (engine/sweep.h).
+// analyze --sweep batch=LIST | hw=A,B | tp=LIST: the model re-priced per
+// batch or per device, or sharded per tensor-parallel width (engine/sweep.h).
+#include <utility>
 #include <vector>
 
+#include "engine/parallel/sharding.h"
 #include "engine/sweep.h"
 #include "fmt/format.h"
 #include "graph/fmt_absl.h"
@@ -27,6 +29,13 @@ absl::StatusOr<engine::SweepResult> RunSweep(const RunContext& ctx) {
       return engine::Analyze(*g, ctx.hw, o);
     };
     return engine::SweepBatch(at, spec->batches, sweep);
+  }
+  if (spec->axis == engine::SweepSpec::Axis::kTensorParallel) {
+    engine::ShardAtTp at = [&ctx](int tp) -> absl::StatusOr<engine::Analysis> {
+      engine::Analysis copy = ctx.analysis;
+      return engine::ShardAnalysis(ctx.graph, std::move(copy), {.tp = tp});
+    };
+    return engine::SweepTensorParallel(at, spec->tp);
   }
   std::vector<engine::Hardware> devices;
   for (const std::string& name : spec->hardware) {

@@ -5,6 +5,7 @@
 #include "absl/strings/cord.h"
 #include "engine/analysis.h"
 #include "engine/hardware.h"
+#include "engine/parallel/sharding.h"
 #include "engine/report/json.h"
 #include "engine/report/text.h"
 #include "fmt/format.h"
@@ -149,6 +150,13 @@ absl::StatusOr<engine::SweepResult> Session::Sweep(
       return engine::Analyze(*g, ctx_.hw, o);
     };
     return engine::SweepBatch(at, spec->batches, sweep);
+  }
+  if (spec->axis == engine::SweepSpec::Axis::kTensorParallel) {
+    engine::ShardAtTp at = [this](int tp) -> absl::StatusOr<engine::Analysis> {
+      engine::Analysis copy = ctx_.analysis;
+      return engine::ShardAnalysis(ctx_.graph, std::move(copy), {.tp = tp});
+    };
+    return engine::SweepTensorParallel(at, spec->tp);
   }
   std::vector<engine::Hardware> devices;
   for (const std::string& name : spec->hardware) {
