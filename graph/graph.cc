@@ -1,6 +1,7 @@
 #include "graph/graph.h"
 
 #include <functional>
+#include <memory>
 #include <queue>
 #include <utility>
 
@@ -228,6 +229,11 @@ int64_t Graph::ParameterCount() const {
   return total;
 }
 
+const BoostGraph& Graph::boost_graph() const {
+  static const BoostGraph* const kEmpty = new BoostGraph();
+  return boost_graph_ != nullptr ? *boost_graph_ : *kEmpty;
+}
+
 absl::Status Graph::Finalize() {
   constants_hold_weights_.reset();
   int64_t weight_elements = 0;
@@ -246,9 +252,11 @@ absl::Status Graph::Finalize() {
       }
     }
   }
-  boost_graph_ = BoostGraph(nodes_.size());
+  auto built = std::make_shared<BoostGraph>(nodes_.size());
+  boost_graph_ = built;
+  BoostGraph& bg = *built;
   for (size_t n = 0; n < nodes_.size(); ++n) {
-    boost_graph_[n].node = static_cast<int>(n);
+    bg[n].node = static_cast<int>(n);
     for (int in : nodes_[n].inputs) {
       if (in < 0) continue;
       Tensor& t = tensors_[in];
@@ -262,8 +270,8 @@ absl::Status Graph::Finalize() {
         t.consumers.push_back(static_cast<int>(n));
       }
       if (t.producer >= 0) {
-        auto [edge, added] = boost::add_edge(t.producer, n, boost_graph_);
-        boost_graph_[edge].tensor = in;
+        auto [edge, added] = boost::add_edge(t.producer, n, bg);
+        bg[edge].tensor = in;
       }
     }
   }
@@ -272,7 +280,7 @@ absl::Status Graph::Finalize() {
   // already sorted. Iterative, so deep chains cannot overflow the stack.
   std::vector<int> in_degree(nodes_.size(), 0);
   for (size_t n = 0; n < nodes_.size(); ++n) {
-    in_degree[n] = static_cast<int>(boost::in_degree(n, boost_graph_));
+    in_degree[n] = static_cast<int>(boost::in_degree(n, bg));
   }
   std::priority_queue<int, std::vector<int>, std::greater<int>> ready;
   for (size_t n = 0; n < nodes_.size(); ++n) {
@@ -284,8 +292,8 @@ absl::Status Graph::Finalize() {
     int n = ready.top();
     ready.pop();
     topo_order_.push_back(n);
-    for (auto [it, end] = boost::out_edges(n, boost_graph_); it != end; ++it) {
-      int m = static_cast<int>(boost::target(*it, boost_graph_));
+    for (auto [it, end] = boost::out_edges(n, bg); it != end; ++it) {
+      int m = static_cast<int>(boost::target(*it, bg));
       if (--in_degree[m] == 0) ready.push(m);
     }
   }

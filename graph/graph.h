@@ -12,6 +12,7 @@
 #define RIDGELINE_GRAPH_GRAPH_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -176,7 +177,8 @@ class Graph {
   // Graph input tensors (kind kGraphInput), in the order they were added.
   std::vector<int> Inputs() const;
   const std::vector<int>& topological_order() const { return topo_order_; }
-  const BoostGraph& boost_graph() const { return boost_graph_; }
+  // The node graph Finalize built (empty before).
+  const BoostGraph& boost_graph() const;
 
   // True for a weight: an initializer, or, in a model that keeps its
   // parameters in Constant nodes, an output of a default-domain `Constant`
@@ -202,7 +204,11 @@ class Graph {
   std::vector<int> topo_order_;
   absl::flat_hash_map<std::string, int> tensor_index_;
   absl::flat_hash_map<std::string, int> node_index_;
-  BoostGraph boost_graph_;
+  // Boost 1.74's adjacency_list has no move constructor: held by value, every
+  // move of a Graph (an import returns it through several StatusOr moves)
+  // copied it edge by edge. Finalize builds a new one, so copies of a Graph
+  // share it.
+  std::shared_ptr<const BoostGraph> boost_graph_;
   // IsWeight: whether Constant nodes hold the parameters (computed on
   // first use, after shapes are resolved; reset by Finalize).
   mutable std::optional<bool> constants_hold_weights_;
