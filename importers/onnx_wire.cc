@@ -159,6 +159,13 @@ class WireInput {
     return true;
   }
 
+  // How many bytes from `pos` on are in the window (0 if `pos` is not), and
+  // where they are.
+  size_t Available(size_t pos) const {
+    return pos >= begin_ && pos < end_ ? end_ - pos : 0;
+  }
+  const uint8_t* At(size_t pos) const { return data_ + (pos - begin_); }
+
   // Appends bytes [begin, end) of the input to `out`.
   bool Append(size_t begin, size_t end, std::string* out) {
     if (fd_ < 0) {
@@ -199,7 +206,8 @@ class WireInput {
       error_ = absl::InternalError(fmt::format("read past byte {}", pos));
       return false;
     }
-    if (buffer_ == nullptr) buffer_ = std::make_unique<uint8_t[]>(max_window_);
+    // Not zero-filled: only the bytes read are used.
+    if (buffer_ == nullptr) buffer_.reset(new uint8_t[max_window_]);
     // Reading on from the window's end doubles it; a jump starts small.
     window_ = pos == end_ && end_ != 0 ? std::min(2 * window_, max_window_)
                                        : min_window_;
@@ -259,7 +267,23 @@ class Compactor {
   }
 
   absl::Status ReadVarint(size_t* pos, size_t end, uint64_t* value) const {
+    // Fast path: the whole varint lies in the window (almost always).
+    const size_t n = *pos < end ? std::min(in_.Available(*pos),
+                                           std::min<size_t>(end - *pos, 10))
+                                : 0;
     uint64_t v = 0;
+    if (n > 0) {
+      const uint8_t* p = in_.At(*pos);
+      for (size_t i = 0; i < n; ++i) {
+        v |= uint64_t{p[i] & 0x7fu} << (7 * i);
+        if ((p[i] & 0x80) == 0) {
+          *pos += i + 1;
+          *value = v;
+          return absl::OkStatus();
+        }
+      }
+    }
+    v = 0;
     for (int i = 0; i < 10; ++i) {
       if (*pos >= end) return Error(*pos, "varint runs past the end");
       uint8_t b = 0;
