@@ -316,6 +316,22 @@ absl::StatusOr<SweepSpec> ParseSweepSpec(std::string_view spec) {
     out.batches = std::move(*batches);
     return out;
   }
+  if (axis == "concurrency") {
+    out.axis = SweepSpec::Axis::kConcurrency;
+    absl::StatusOr<std::vector<int64_t>> c = ParseBatchList(list);
+    if (!c.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("bad --sweep '{}': {}", spec, MessageOf(c.status())));
+    }
+    for (int64_t v : *c) {
+      if (v > (int64_t{1} << 24)) {
+        return absl::InvalidArgumentError(fmt::format(
+            "bad --sweep '{}': concurrency {} is more than 16777216", spec, v));
+      }
+    }
+    out.concurrency = std::move(*c);
+    return out;
+  }
   if (axis == "tp") {
     out.axis = SweepSpec::Axis::kTensorParallel;
     absl::StatusOr<std::vector<int64_t>> tp = ParseBatchList(list);
@@ -344,7 +360,9 @@ absl::StatusOr<SweepSpec> ParseSweepSpec(std::string_view spec) {
     return out;
   }
   return absl::InvalidArgumentError(fmt::format(
-      "bad --sweep '{}': axis must be batch, hw or tp (got '{}')", spec, axis));
+      "bad --sweep '{}': axis must be batch, hw, tp or concurrency (got "
+      "'{}')",
+      spec, axis));
 }
 
 SweepPoint PricePoint(const Analysis& analysis, const Hardware& hardware,

@@ -34,14 +34,17 @@ namespace ridgeline::engine {
 
 // What `--sweep` asked for.
 struct SweepSpec {
-  enum class Axis { kBatch, kHardware, kTensorParallel };
+  enum class Axis { kBatch, kHardware, kTensorParallel, kConcurrency };
   Axis axis = Axis::kBatch;
   std::vector<int64_t> batches;       // kBatch
   std::vector<std::string> hardware;  // kHardware: names as typed
   std::vector<int64_t> tp;            // kTensorParallel: GPUs, 1..4096
+  // kConcurrency (with --serve): requests decoded together, 1..16777216.
+  std::vector<int64_t> concurrency;
 };
 
-// Parses "batch=LIST", "hw=NAME,NAME,..." or "tp=LIST". LIST is comma-separated
+// Parses "batch=LIST", "hw=NAME,NAME,...", "tp=LIST" or "concurrency=LIST".
+// LIST is comma-separated
 // positive integers where "..." continues the progression of the values
 // before it up to the value after it: geometric if the last three values
 // before it have a constant ratio (1,2,4,...,256), else arithmetic with the

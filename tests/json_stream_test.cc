@@ -176,6 +176,7 @@ Json Tree(const Analysis& a) {
   y["flops"] = s.flops;
   y["bytes"] = s.bytes;
   y["params"] = s.params;
+  if (s.active_params != s.params) y["active_params"] = s.active_params;
   y["weight_bytes"] = s.weight_bytes;
   y["latency_s"] = s.latency_s;
   y["throughput_per_s"] = s.throughput_per_s;

@@ -11,6 +11,7 @@
 
 #include "engine/precision_pricer.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "tests/zoo_test_util.h"
 #include "tools/analyze/options.h"
 #include "tools/analyze/run.h"
@@ -274,6 +275,57 @@ TEST(ServeCli, JsonSection) {
         "\"joules_per_token\"", "\"energy\""}) {
     EXPECT_NE(out.find(key), std::string::npos) << key;
   }
+}
+
+// --sweep concurrency=LIST: one serving analysis per point, each the same as
+// a run with --concurrency N.
+TEST(ServeCli, ConcurrencySweep) {
+  const std::vector<std::string> base = {"--zoo",       "llama-3.1-8b-decode",
+                                         "--hw",        "h100",
+                                         "--precision", "bf16",
+                                         "--serve",     "--prompt",
+                                         "64",          "--generate",
+                                         "4",           "--format",
+                                         "json"};
+  std::vector<std::string> sweep = base;
+  sweep.insert(sweep.end(), {"--sweep", "concurrency=1,4"});
+  std::string out, err;
+  ASSERT_EQ(Cli(sweep, &out, &err), 0) << err;
+  const nlohmann::json j = nlohmann::json::parse(out);
+  ASSERT_EQ(j["sweep"]["axis"], "concurrency");
+  ASSERT_EQ(j["sweep"]["points"].size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    const nlohmann::json& p = j["sweep"]["points"][i];
+    const int b = i == 0 ? 1 : 4;
+    EXPECT_EQ(p["concurrency"], b);
+    EXPECT_DOUBLE_EQ(p["aggregate_output_tokens_per_s"].get<double>(),
+                     b * p["output_tokens_per_s"].get<double>());
+    std::vector<std::string> one = base;
+    one.insert(one.end(), {"--concurrency", std::to_string(b)});
+    std::string out1;
+    ASSERT_EQ(Cli(one, &out1, &err), 0) << err;
+    const nlohmann::json s = nlohmann::json::parse(out1)["serve"];
+    EXPECT_DOUBLE_EQ(p["ttft_s"].get<double>(), s["ttft_s"].get<double>());
+    EXPECT_DOUBLE_EQ(p["tpot_s"].get<double>(), s["tpot_s"].get<double>());
+    EXPECT_DOUBLE_EQ(p["joules_per_token"].get<double>(),
+                     s["joules_per_token"].get<double>());
+  }
+  std::vector<std::string> text = sweep;
+  text.resize(text.size() - 4);  // drop --format json
+  text.insert(text.end(), {"--sweep", "concurrency=1,4"});
+  ASSERT_EQ(Cli(text, &out, &err), 0) << err;
+  EXPECT_NE(out.find("largest concurrency that fits"), std::string::npos);
+  // Usage errors: without --serve, beside --concurrency, another axis.
+  EXPECT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--sweep",
+                 "concurrency=1,2"},
+                &out, &err),
+            1);
+  std::vector<std::string> both = sweep;
+  both.insert(both.end(), {"--concurrency", "2"});
+  EXPECT_EQ(Cli(both, &out, &err), 1);
+  std::vector<std::string> other = base;
+  other.insert(other.end(), {"--sweep", "batch=1,2"});
+  EXPECT_EQ(Cli(other, &out, &err), 1);
 }
 
 TEST(ServeCli, ServeFlagsWithoutServeAreUsageErrors) {

@@ -1,5 +1,6 @@
 #include "engine/report/serve_report.h"
 
+#include "engine/report/text_table.h"
 #include "engine/report/units.h"
 #include "fmt/format.h"
 
@@ -116,6 +117,50 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
   j["energy"] = std::move(energy);
   j["analyses"] = r.analyses;
   return j;
+}
+
+std::string FormatServeSweep(const std::vector<ServeResult>& results) {
+  if (results.empty()) return "";
+  TextTable table;
+  table.headers = {"concurrency",
+                   "TTFT",
+                   "TPOT",
+                   "request latency",
+                   "tokens/s per request",
+                   "tokens/s aggregate",
+                   "memory",
+                   "fits",
+                   "J per token"};
+  table.right_align.assign(table.headers.size(), true);
+  for (const ServeResult& r : results) {
+    table.rows.push_back(
+        {fmt::format("{}", r.concurrency), FormatSeconds(r.ttft_s),
+         FormatSeconds(r.tpot_s), FormatSeconds(r.request_latency_s),
+         fmt::format("{}/s", FormatNumber(r.output_tokens_per_s)),
+         fmt::format("{}/s", FormatNumber(r.aggregate_output_tokens_per_s)),
+         FormatSi(r.memory.total_bytes, "B"), r.memory.fits ? "yes" : "NO",
+         r.energy.tdp_w > 0 ? fmt::format("{:.4g} J", r.energy.joules_per_token)
+                            : "n/a"});
+  }
+  const ServeResult& first = results.front();
+  return fmt::format(
+      "Serving sweep: prompt {} tokens, generate {} tokens, {} GPU{} "
+      "(memory per GPU)\n{}largest concurrency that fits: {}\n",
+      first.prompt, first.generate, first.gpus, first.gpus == 1 ? "" : "s",
+      RenderText(table), first.max_concurrency);
+}
+
+nlohmann::ordered_json ServeSweepJson(const std::vector<ServeResult>& results) {
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  for (const ServeResult& r : results) {
+    nlohmann::ordered_json j = ServeJson(r);
+    j.erase("tpot_by_context");
+    points.push_back(std::move(j));
+  }
+  nlohmann::ordered_json out;
+  out["axis"] = "concurrency";
+  out["points"] = std::move(points);
+  return out;
 }
 
 }  // namespace ridgeline::engine::report

@@ -4,6 +4,7 @@
 #define RIDGELINE_ENGINE_REPORT_SERVE_REPORT_H_
 
 #include <string>
+#include <vector>
 
 #include "engine/serve.h"
 #include "nlohmann/json.hpp"
@@ -18,6 +19,14 @@ std::string FormatServe(const ServeResult& result);
 //  "aggregate_output_tokens_per_s", "kv_bytes_per_token", "kv_layers",
 //  "memory": {...}, "max_concurrency", "analyses"}
 nlohmann::ordered_json ServeJson(const ServeResult& result);
+
+// --sweep concurrency=LIST with --serve: one row per concurrency (TTFT,
+// TPOT, request latency, tokens/s per request and in aggregate, memory,
+// fits, joules per token), then the largest concurrency that fits.
+std::string FormatServeSweep(const std::vector<ServeResult>& results);
+// {"axis": "concurrency", "points": [ServeJson of each, without
+//  "tpot_by_context"]}
+nlohmann::ordered_json ServeSweepJson(const std::vector<ServeResult>& results);
 
 }  // namespace ridgeline::engine::report
 

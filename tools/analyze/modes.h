@@ -98,6 +98,13 @@ absl::Status AddMeasuredJson(const RunContext& ctx,
 // serve_mode.cc --------------------------------------------------------------
 // --serve: TTFT, TPOT by context, memory and max concurrency.
 absl::StatusOr<std::string> ServeText(const RunContext& ctx);
+// --sweep concurrency=LIST with --serve: one serving analysis per
+// concurrency, as a table / the "sweep" JSON key.
+absl::StatusOr<std::string> ServeSweepText(
+    const RunContext& ctx, const std::vector<int64_t>& concurrency);
+absl::Status AddServeSweepJson(const RunContext& ctx,
+                               const std::vector<int64_t>& concurrency,
+                               nlohmann::ordered_json* report);
 absl::Status AddServeJson(const RunContext& ctx,
                           nlohmann::ordered_json* report);
 

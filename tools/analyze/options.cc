@@ -393,7 +393,8 @@ constexpr Flag kFlags[] = {
      "one row per batch (1,2,4,...,256 or 1:64) or per device: latency, "
      "throughput, bound, MFU, where the bound flips; tp=1,2,4,8: one full "
      "tensor-parallel analysis per GPU count (speed-up, weights per GPU, "
-     "collectives)",
+     "collectives); with --serve, concurrency=1,8,32: TTFT, TPOT, tokens/s, "
+     "memory per concurrency",
      ApplySweep},
     {"--fuse", "KINDS",
      "fusion what-if: none|epilogue|elementwise|attention|all (comma "
@@ -665,6 +666,16 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
         "--tp/--pp/--ep work with the per-layer report and --serve; not yet "
         "with --whole-model, --sweep (use --sweep tp=LIST for tensor "
         "parallel), what-ifs or --measured");
+  }
+  if (absl::StartsWith(o.sweep, "concurrency=") &&
+      (!o.serve || !o.concurrency.empty())) {
+    return absl::InvalidArgumentError(
+        "--sweep concurrency=LIST needs --serve and replaces --concurrency");
+  }
+  if (!o.sweep.empty() && o.serve &&
+      !absl::StartsWith(o.sweep, "concurrency=")) {
+    return absl::InvalidArgumentError(
+        "with --serve, --sweep takes concurrency=LIST only");
   }
   if (absl::StartsWith(o.sweep, "tp=") &&
       (o.whole_model || !o.fuse.empty() || !o.weights.empty() ||

@@ -210,14 +210,17 @@ absl::StatusOr<Graphs> LoadGraphs(const RunContext& ctx, int64_t prompt,
                        fmt::join(past_names, ", "), MessageOf(last)));
 }
 
-absl::StatusOr<engine::ServeResult> RunServe(const RunContext& ctx) {
+// `concurrency` (a --sweep concurrency=LIST point) replaces --concurrency.
+absl::StatusOr<engine::ServeResult> RunServe(
+    const RunContext& ctx, std::optional<int64_t> concurrency = std::nullopt) {
   const Options& o = *ctx.options;
   absl::StatusOr<int64_t> prompt = Count(ctx, "--prompt", o.prompt, {});
   if (!prompt.ok()) return prompt.status();
   absl::StatusOr<int64_t> generate = Count(ctx, "--generate", o.generate, {});
   if (!generate.ok()) return generate.status();
   absl::StatusOr<int64_t> batch =
-      Count(ctx, "--concurrency", o.concurrency, int64_t{1});
+      concurrency ? absl::StatusOr<int64_t>(*concurrency)
+                  : Count(ctx, "--concurrency", o.concurrency, int64_t{1});
   if (!batch.ok()) return batch.status();
   absl::StatusOr<std::optional<double>> price = Price(ctx, o.usd_per_gpu_hour);
   if (!price.ok()) return price.status();
@@ -263,6 +266,35 @@ absl::StatusOr<std::string> ServeText(const RunContext& ctx) {
   absl::StatusOr<engine::ServeResult> r = RunServe(ctx);
   if (!r.ok()) return r.status();
   return engine::report::FormatServe(*r);
+}
+
+absl::StatusOr<std::vector<engine::ServeResult>> RunServeSweep(
+    const RunContext& ctx, const std::vector<int64_t>& concurrency) {
+  std::vector<engine::ServeResult> out;
+  for (int64_t b : concurrency) {
+    absl::StatusOr<engine::ServeResult> r = RunServe(ctx, b);
+    if (!r.ok()) return r.status();
+    out.push_back(*std::move(r));
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> ServeSweepText(
+    const RunContext& ctx, const std::vector<int64_t>& concurrency) {
+  absl::StatusOr<std::vector<engine::ServeResult>> r =
+      RunServeSweep(ctx, concurrency);
+  if (!r.ok()) return r.status();
+  return engine::report::FormatServeSweep(*r);
+}
+
+absl::Status AddServeSweepJson(const RunContext& ctx,
+                               const std::vector<int64_t>& concurrency,
+                               nlohmann::ordered_json* report) {
+  absl::StatusOr<std::vector<engine::ServeResult>> r =
+      RunServeSweep(ctx, concurrency);
+  if (!r.ok()) return r.status();
+  (*report)["sweep"] = engine::report::ServeSweepJson(*r);
+  return absl::OkStatus();
 }
 
 absl::Status AddServeJson(const RunContext& ctx,

@@ -1,5 +1,6 @@
 // analyze --sweep batch=LIST | hw=A,B | tp=LIST: the model re-priced per
 // batch or per device, or sharded per tensor-parallel width (engine/sweep.h).
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,9 @@ absl::StatusOr<engine::SweepResult> RunSweep(const RunContext& ctx) {
     };
     return engine::SweepTensorParallel(at, spec->tp);
   }
+  if (spec->axis == engine::SweepSpec::Axis::kConcurrency) {
+    return absl::InvalidArgumentError("--sweep concurrency=LIST needs --serve");
+  }
   std::vector<engine::Hardware> devices;
   for (const std::string& name : spec->hardware) {
     absl::StatusOr<engine::Hardware> hw =
@@ -54,9 +58,22 @@ absl::StatusOr<engine::SweepResult> RunSweep(const RunContext& ctx) {
   return engine::SweepHardware(ctx.analysis, ctx.analyze, devices, on, sweep);
 }
 
+// --sweep concurrency=LIST (with --serve), or nothing.
+std::optional<std::vector<int64_t>> ConcurrencySweep(const RunContext& ctx) {
+  absl::StatusOr<engine::SweepSpec> spec =
+      engine::ParseSweepSpec(ctx.options->sweep);
+  if (!spec.ok() || spec->axis != engine::SweepSpec::Axis::kConcurrency) {
+    return std::nullopt;
+  }
+  return spec->concurrency;
+}
+
 }  // namespace
 
 absl::StatusOr<std::string> SweepText(const RunContext& ctx) {
+  if (std::optional<std::vector<int64_t>> c = ConcurrencySweep(ctx)) {
+    return ServeSweepText(ctx, *c);
+  }
   absl::StatusOr<engine::SweepResult> r = RunSweep(ctx);
   if (!r.ok()) return r.status();
   return engine::FormatSweep(*r);
@@ -64,6 +81,9 @@ absl::StatusOr<std::string> SweepText(const RunContext& ctx) {
 
 absl::Status AddSweepJson(const RunContext& ctx,
                           nlohmann::ordered_json* report) {
+  if (std::optional<std::vector<int64_t>> c = ConcurrencySweep(ctx)) {
+    return AddServeSweepJson(ctx, *c, report);
+  }
   absl::StatusOr<engine::SweepResult> r = RunSweep(ctx);
   if (!r.ok()) return r.status();
   (*report)["sweep"] = Ordered(engine::SweepJson(*r));

@@ -151,6 +151,10 @@ absl::StatusOr<engine::SweepResult> Session::Sweep(
     };
     return engine::SweepBatch(at, spec->batches, sweep);
   }
+  if (spec->axis == engine::SweepSpec::Axis::kConcurrency) {
+    return absl::InvalidArgumentError(
+        "--sweep concurrency=LIST is a --serve sweep (the analyze CLI)");
+  }
   if (spec->axis == engine::SweepSpec::Axis::kTensorParallel) {
     engine::ShardAtTp at = [this](int tp) -> absl::StatusOr<engine::Analysis> {
       engine::Analysis copy = ctx_.analysis;
