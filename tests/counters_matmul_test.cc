@@ -52,6 +52,27 @@ TEST(MatMulCounterTest, BatchedBroadcast) {
   EXPECT_DOUBLE_EQ(cost.weight_bytes, 0);
 }
 
+// A weight without batch dims: the rows of every batch are one GEMM (a
+// decode batch of 8 one-token rows is m = 8, not 8 GEMMs of m = 1); a
+// batched B keeps the batch.
+TEST(MatMulCounterTest, BatchRowsFoldIntoMAgainstA2DWeight) {
+  CounterGraph g;
+  int a = g.Input("a", {8, 1, 64});
+  int w = g.Weight("w", {64, 32});
+  int mm = g.Op("MatMul", {a, w}, {{8, 1, 32}});
+  Cost c = g.Count(mm);
+  EXPECT_DOUBLE_EQ(c.macs, 8 * 64 * 32);
+  EXPECT_DOUBLE_EQ(c.gemm.batch, 1);
+  EXPECT_DOUBLE_EQ(c.gemm.m, 8);
+  EXPECT_DOUBLE_EQ(c.gemm.n, 32);
+  EXPECT_DOUBLE_EQ(c.gemm.k, 64);
+  int b = g.Input("b", {8, 64, 32});
+  int bmm = g.Op("MatMul", {a, b}, {{8, 1, 32}});
+  Cost d = g.Count(bmm);
+  EXPECT_DOUBLE_EQ(d.gemm.batch, 8);
+  EXPECT_DOUBLE_EQ(d.gemm.m, 1);
+}
+
 TEST(MatMulCounterTest, OneDimensionalPromotion) {
   CounterGraph g;
   int v = g.Input("v", {8});

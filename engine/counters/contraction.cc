@@ -44,6 +44,15 @@ absl::StatusOr<MatMulDims> MatMulDimsOf(const CountContext& ctx, size_t a_index,
     }
     d.batch *= static_cast<double>(x == 1 ? y : x);
   }
+  // A B without batch dims (a weight [K, N]) is one GEMM over every row of
+  // A: [..., M, K] x [K, N] runs as (batch x M) x K x N, as cuBLAS and
+  // torch.matmul fold it (a decode batch [B, 1, K] is m = B, not B GEMMs of
+  // one row). The MACs are the same either way; the shape sets tile and
+  // wave quantization.
+  if (bb == 0) {
+    d.m *= d.batch;
+    d.batch = 1;
+  }
   return d;
 }
 
