@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -14,24 +15,27 @@
 
 namespace {
 
-// One run allocates tens of MB in small pieces and frees them at exit; most
-// of its time went to first-touch page faults (one per 4 KiB page, each a
-// trip through the kernel, on a VM a costly one; bench/README, issue 16).
-// So the heap keeps what is freed (the protobuf parse's memory is reused by
-// the analysis instead of being unmapped and faulted in anew) and is reserved
-// up front on transparent huge pages: a fault maps 2 MiB. Only address space
-// is reserved; resident memory grows with what is touched, in 2 MiB steps.
-// What glibc.malloc.hugetlb=1 does, for this program alone.
+// One run allocates tens to hundreds of MB in small pieces and frees them at
+// exit; most of its time went to first-touch page faults (one per 4 KiB
+// page, each a trip through the kernel, on a VM a costly one; bench/README,
+// issue 16). So the heap keeps what is freed (the protobuf parse's memory is
+// reused by the analysis instead of being unmapped and faulted in anew), and
+// its first GiB is reserved up front on transparent huge pages: a fault maps
+// 2 MiB. Only address space is reserved; resident memory grows with what is
+// touched, in 2 MiB steps. What glibc.malloc.hugetlb=1 does, for this
+// program alone.
 void TuneHeapForOneRun() {
-  constexpr size_t kReserve = size_t{64} << 20;
+  constexpr size_t kReserve = size_t{1} << 30;
+  constexpr size_t kStep = size_t{64} << 20;
   constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
-  mallopt(M_MMAP_THRESHOLD, static_cast<int>(kReserve));
-  mallopt(M_TRIM_THRESHOLD, static_cast<int>(4 * kReserve));
+  mallopt(M_MMAP_THRESHOLD, static_cast<int>(kStep));
+  mallopt(M_TRIM_THRESHOLD, INT_MAX);  // never: the run ends soon
   mallopt(M_TOP_PAD, static_cast<int>(kReserve));
   const auto begin = reinterpret_cast<uintptr_t>(sbrk(0));
   // Grows the heap by M_TOP_PAD now (volatile: the pair is not elided).
   void* volatile grow = std::malloc(size_t{1} << 20);
   std::free(grow);
+  mallopt(M_TOP_PAD, static_cast<int>(kStep));  // later growth
   const auto end = reinterpret_cast<uintptr_t>(sbrk(0));
   const uintptr_t first = (begin + kHugePage - 1) & ~(kHugePage - 1);
   if (begin == static_cast<uintptr_t>(-1) || end <= first) return;
