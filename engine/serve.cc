@@ -75,6 +75,39 @@ double SumInterpolated(const std::vector<ServeStep>& samples,
 
 }  // namespace
 
+double TokensPerGpu(const ServeResult& r) {
+  return r.gpus > 0 ? r.aggregate_output_tokens_per_s / r.gpus : 0;
+}
+
+void RankServeSearch(ServeSearch* s) {
+  s->pareto.clear();
+  s->best.reset();
+  const std::vector<ServeResult>& rs = s->results;
+  for (size_t i = 0; i < rs.size(); ++i) {
+    if (!rs[i].memory.fits) continue;
+    bool dominated = false;
+    for (size_t j = 0; j < rs.size() && !dominated; ++j) {
+      if (j == i || !rs[j].memory.fits) continue;
+      const bool no_worse = rs[j].tpot_s <= rs[i].tpot_s &&
+                            TokensPerGpu(rs[j]) >= TokensPerGpu(rs[i]);
+      const bool better = rs[j].tpot_s < rs[i].tpot_s ||
+                          TokensPerGpu(rs[j]) > TokensPerGpu(rs[i]);
+      dominated = no_worse && better;
+    }
+    if (!dominated) s->pareto.push_back(i);
+    const bool meets = (!s->ttft_max_s || rs[i].ttft_s <= *s->ttft_max_s) &&
+                       (!s->tpot_max_s || rs[i].tpot_s <= *s->tpot_max_s);
+    if (!meets) continue;
+    if (!s->best || TokensPerGpu(rs[i]) > TokensPerGpu(rs[*s->best]) ||
+        (TokensPerGpu(rs[i]) == TokensPerGpu(rs[*s->best]) &&
+         rs[i].gpus < rs[*s->best].gpus)) {
+      s->best = i;
+    }
+  }
+  std::sort(s->pareto.begin(), s->pareto.end(),
+            [&](size_t a, size_t b) { return rs[a].tpot_s < rs[b].tpot_s; });
+}
+
 int64_t MaxConcurrency(double capacity_bytes, double weight_bytes,
                        double reserve_bytes, double per_request_bytes) {
   const double free_bytes = capacity_bytes - weight_bytes - reserve_bytes;

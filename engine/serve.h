@@ -160,6 +160,27 @@ struct ServeResult {
   int analyses = 0;             // full Analyze() runs
 };
 
+// --search: serving configurations (tensor-parallel width x concurrency)
+// against latency targets.
+struct ServeSearch {
+  std::optional<double> ttft_max_s;  // --ttft-max (none: no limit)
+  std::optional<double> tpot_max_s;  // --tpot-max
+  int64_t samples = 9;               // decode steps analyzed per point
+  std::vector<ServeResult> results;  // every configuration analyzed
+  // Configurations that fit, not dominated in (TPOT lower, output tokens/s
+  // per GPU higher), by TPOT.
+  std::vector<size_t> pareto;
+  // The cheapest that fits and meets both targets: the most output tokens/s
+  // per GPU (GPU-hours per token), fewer GPUs on a tie.
+  std::optional<size_t> best;
+};
+
+// Aggregate output tokens/s per GPU.
+double TokensPerGpu(const ServeResult& r);
+
+// Fills `search->pareto` and `search->best` from its results.
+void RankServeSearch(ServeSearch* search);
+
 // Errors: missing graphs, prompt < 1, generate < 1, concurrency < 1, no KV
 // cache, a past-length dim that does not move affinely, analysis errors.
 absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& inputs);

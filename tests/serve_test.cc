@@ -218,6 +218,36 @@ TEST(Serve, EnergyAndCostPerTokenByHand) {
   EXPECT_FALSE(AnalyzeServe(f.in).ok());
 }
 
+// --search ranking by hand: A (TPOT 5 ms, 100 tokens/s per GPU), B (4 ms,
+// 50/s on 2 GPUs), C (6 ms, 90/s: A is faster and cheaper), D (3 ms, 200/s,
+// does not fit). Pareto set by TPOT: B, A. With TPOT <= 4.5 ms only B meets
+// it; without targets the cheapest is A.
+TEST(Serve, SearchRanksParetoAndCheapest) {
+  auto point = [](double tpot, double per_gpu, int gpus, bool fits) {
+    ServeResult r;
+    r.tpot_s = tpot;
+    r.gpus = gpus;
+    r.aggregate_output_tokens_per_s = per_gpu * gpus;
+    r.memory.fits = fits;
+    return r;
+  };
+  ServeSearch s;
+  s.results = {point(5e-3, 100, 1, true), point(4e-3, 50, 2, true),
+               point(6e-3, 90, 1, true), point(3e-3, 200, 1, false)};
+  s.tpot_max_s = 4.5e-3;
+  RankServeSearch(&s);
+  EXPECT_EQ(s.pareto, (std::vector<size_t>{1, 0}));
+  ASSERT_TRUE(s.best.has_value());
+  EXPECT_EQ(*s.best, 1u);
+  s.tpot_max_s.reset();
+  RankServeSearch(&s);
+  ASSERT_TRUE(s.best.has_value());
+  EXPECT_EQ(*s.best, 0u);
+  s.tpot_max_s = 1e-3;  // nothing that fits is this fast
+  RankServeSearch(&s);
+  EXPECT_FALSE(s.best.has_value());
+}
+
 TEST(Serve, BadValues) {
   Fixture f;
   SetUpLlama(128, 4, 1, &f);
@@ -326,6 +356,43 @@ TEST(ServeCli, ConcurrencySweep) {
   std::vector<std::string> other = base;
   other.insert(other.end(), {"--sweep", "batch=1,2"});
   EXPECT_EQ(Cli(other, &out, &err), 1);
+}
+
+TEST(ServeCli, Search) {
+  std::string out, err;
+  ASSERT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision",
+                 "bf16", "--serve", "--prompt", "256", "--generate", "16",
+                 "--search", "--tpot-max", "0.01", "--format", "json"},
+                &out, &err),
+            0)
+      << err;
+  const nlohmann::json j = nlohmann::json::parse(out)["search"];
+  EXPECT_EQ(j["tpot_max_s"], 0.01);
+  EXPECT_TRUE(j["ttft_max_s"].is_null());
+  EXPECT_GE(j["configurations"].get<int>(), 8);
+  ASSERT_FALSE(j["best"].is_null());
+  EXPECT_LE(j["best"]["tpot_s"].get<double>(), 0.01);
+  ASSERT_FALSE(j["pareto"].empty());
+  for (size_t i = 1; i < j["pareto"].size(); ++i) {
+    EXPECT_LE(j["pareto"][i - 1]["tpot_s"].get<double>(),
+              j["pareto"][i]["tpot_s"].get<double>());
+  }
+  EXPECT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--search"},
+                &out, &err),
+            1);
+  EXPECT_EQ(
+      Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--ttft-max", "1"},
+          &out, &err),
+      1);
+  EXPECT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--serve",
+                 "--prompt", "16", "--generate", "4", "--search", "--tp", "2"},
+                &out, &err),
+            1);
+  EXPECT_EQ(
+      Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--serve",
+           "--prompt", "16", "--generate", "4", "--search", "--tpot-max", "-1"},
+          &out, &err),
+      2);
 }
 
 TEST(ServeCli, ServeFlagsWithoutServeAreUsageErrors) {

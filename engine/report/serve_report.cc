@@ -163,4 +163,89 @@ nlohmann::ordered_json ServeSweepJson(const std::vector<ServeResult>& results) {
   return out;
 }
 
+namespace {
+
+nlohmann::ordered_json SearchPoint(const ServeResult& r) {
+  nlohmann::ordered_json j;
+  j["tp"] = r.gpus;
+  j["gpus"] = r.gpus;
+  j["concurrency"] = r.concurrency;
+  j["ttft_s"] = r.ttft_s;
+  j["tpot_s"] = r.tpot_s;
+  j["request_latency_s"] = r.request_latency_s;
+  j["output_tokens_per_s"] = r.output_tokens_per_s;
+  j["aggregate_output_tokens_per_s"] = r.aggregate_output_tokens_per_s;
+  j["output_tokens_per_s_per_gpu"] = TokensPerGpu(r);
+  j["memory_bytes"] = r.memory.total_bytes;
+  if (r.energy.tdp_w > 0) {
+    j["joules_per_token"] = r.energy.joules_per_token;
+  } else {
+    j["joules_per_token"] = nullptr;
+  }
+  return j;
+}
+
+std::string Limit(const std::optional<double>& s) {
+  return s ? FormatSeconds(*s) : std::string("none");
+}
+
+}  // namespace
+
+std::string FormatServeSearch(const ServeSearch& s) {
+  std::string out = fmt::format(
+      "Search: {} configurations (tensor parallel 1, 2, 4, ... x "
+      "concurrency 1, 2, 4, ... until none fits; {} decode steps analyzed "
+      "each), targets TTFT <= {}, TPOT <= {}\n",
+      s.results.size(), s.samples, Limit(s.ttft_max_s), Limit(s.tpot_max_s));
+  TextTable table;
+  table.headers = {"",     "GPUs (tp)", "concurrency",      "TTFT",
+                   "TPOT", "tokens/s",  "tokens/s per GPU", "memory per GPU",
+                   "meets"};
+  table.right_align.assign(table.headers.size(), true);
+  table.right_align[0] = false;
+  for (size_t i : s.pareto) {
+    const ServeResult& r = s.results[i];
+    const bool meets = (!s.ttft_max_s || r.ttft_s <= *s.ttft_max_s) &&
+                       (!s.tpot_max_s || r.tpot_s <= *s.tpot_max_s);
+    table.rows.push_back(
+        {s.best && *s.best == i ? "best" : "", fmt::format("{}", r.gpus),
+         fmt::format("{}", r.concurrency), FormatSeconds(r.ttft_s),
+         FormatSeconds(r.tpot_s),
+         fmt::format("{}/s", FormatNumber(r.aggregate_output_tokens_per_s)),
+         fmt::format("{}/s", FormatNumber(TokensPerGpu(r))),
+         FormatSi(r.memory.total_bytes, "B"), meets ? "yes" : "no"});
+  }
+  out +=
+      "Pareto set (TPOT vs output tokens/s per GPU, configurations that "
+      "fit):\n";
+  out += RenderText(table);
+  if (s.best) {
+    const ServeResult& b = s.results[*s.best];
+    out += fmt::format(
+        "cheapest meeting the targets: {} GPU{} (tensor parallel), "
+        "concurrency {}: TTFT {}, TPOT {}, {}/s per GPU\n",
+        b.gpus, b.gpus == 1 ? "" : "s", b.concurrency, FormatSeconds(b.ttft_s),
+        FormatSeconds(b.tpot_s), FormatNumber(TokensPerGpu(b)));
+  } else {
+    out += "no configuration that fits meets the targets\n";
+  }
+  return out;
+}
+
+nlohmann::ordered_json ServeSearchJson(const ServeSearch& s) {
+  nlohmann::ordered_json j;
+  j["ttft_max_s"] = s.ttft_max_s ? nlohmann::ordered_json(*s.ttft_max_s)
+                                 : nlohmann::ordered_json(nullptr);
+  j["tpot_max_s"] = s.tpot_max_s ? nlohmann::ordered_json(*s.tpot_max_s)
+                                 : nlohmann::ordered_json(nullptr);
+  j["samples"] = s.samples;
+  j["configurations"] = s.results.size();
+  j["best"] = s.best ? SearchPoint(s.results[*s.best])
+                     : nlohmann::ordered_json(nullptr);
+  nlohmann::ordered_json pareto = nlohmann::ordered_json::array();
+  for (size_t i : s.pareto) pareto.push_back(SearchPoint(s.results[i]));
+  j["pareto"] = std::move(pareto);
+  return j;
+}
+
 }  // namespace ridgeline::engine::report

@@ -28,6 +28,16 @@ std::string FormatServeSweep(const std::vector<ServeResult>& results);
 //  "tpot_by_context"]}
 nlohmann::ordered_json ServeSweepJson(const std::vector<ServeResult>& results);
 
+// --search: the Pareto set (TPOT vs output tokens/s per GPU) and the
+// cheapest configuration meeting --ttft-max / --tpot-max.
+std::string FormatServeSearch(const ServeSearch& search);
+// {"ttft_max_s", "tpot_max_s" (null: none), "samples", "configurations",
+//  "best": point | null, "pareto": [point]}; point = {"tp", "gpus",
+//  "concurrency", "ttft_s", "tpot_s", "request_latency_s",
+//  "output_tokens_per_s", "aggregate_output_tokens_per_s",
+//  "output_tokens_per_s_per_gpu", "memory_bytes", "joules_per_token"}
+nlohmann::ordered_json ServeSearchJson(const ServeSearch& search);
+
 }  // namespace ridgeline::engine::report
 
 #endif  // RIDGELINE_ENGINE_REPORT_SERVE_REPORT_H_

@@ -98,6 +98,11 @@ absl::Status AddMeasuredJson(const RunContext& ctx,
 // serve_mode.cc --------------------------------------------------------------
 // --serve: TTFT, TPOT by context, memory and max concurrency.
 absl::StatusOr<std::string> ServeText(const RunContext& ctx);
+// --search (with --serve): tensor-parallel widths x concurrencies against
+// --ttft-max / --tpot-max; the Pareto set and the cheapest that meets both.
+absl::StatusOr<std::string> SearchText(const RunContext& ctx);
+absl::Status AddSearchJson(const RunContext& ctx,
+                           nlohmann::ordered_json* report);
 // --sweep concurrency=LIST with --serve: one serving analysis per
 // concurrency, as a table / the "sweep" JSON key.
 absl::StatusOr<std::string> ServeSweepText(

@@ -486,6 +486,21 @@ constexpr Flag kFlags[] = {
        o.usd_per_gpu_hour = std::string(v);
        return absl::OkStatus();
      }},
+    {"--search", "",
+     "with --serve: analyze tensor parallel 1, 2, 4, ... x concurrency 1, 2, "
+     "4, ... and print the Pareto set (TPOT vs tokens/s per GPU) and the "
+     "cheapest configuration meeting --ttft-max/--tpot-max (json: \"search\")",
+     [](Options& o, std::string_view) { return SetSwitch(&o.search); }},
+    {"--ttft-max", "S", "with --search: time-to-first-token target, seconds",
+     [](Options& o, std::string_view v) {
+       o.ttft_max = std::string(v);
+       return absl::OkStatus();
+     }},
+    {"--tpot-max", "S", "with --search: time-per-output-token target, seconds",
+     [](Options& o, std::string_view v) {
+       o.tpot_max = std::string(v);
+       return absl::OkStatus();
+     }},
     {"--tp", "T",
      "tensor parallel over T GPUs: attention and MLP MatMuls split "
      "Megatron-style, two all-reduces per transformer layer (default 1)",
@@ -666,6 +681,17 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
         "--tp/--pp/--ep work with the per-layer report and --serve; not yet "
         "with --whole-model, --sweep (use --sweep tp=LIST for tensor "
         "parallel), what-ifs or --measured");
+  }
+  if ((!o.ttft_max.empty() || !o.tpot_max.empty()) && !o.search) {
+    return absl::InvalidArgumentError(
+        "--ttft-max and --tpot-max are only used with --search");
+  }
+  if (o.search && (!o.serve || !o.sweep.empty() || !o.concurrency.empty() ||
+                   o.parallel.gpus() > 1)) {
+    return absl::InvalidArgumentError(
+        "--search needs --serve and chooses the tensor parallel width and "
+        "the concurrency itself: not with --sweep, --concurrency, --tp, --pp "
+        "or --ep");
   }
   if (absl::StartsWith(o.sweep, "concurrency=") &&
       (!o.serve || !o.concurrency.empty())) {

@@ -77,6 +77,9 @@ struct Options {
   std::string concurrency;       // --concurrency B (default 1)
   std::string kv_dim;            // --kv-dim NAME: the past-length dim
   std::string usd_per_gpu_hour;  // --usd-per-gpu-hour P: cost per token
+  bool search = false;           // --search: tp x concurrency vs targets
+  std::string ttft_max;          // --ttft-max S
+  std::string tpot_max;          // --tpot-max S
   // Multi-GPU (run.cc, serve_mode.cc): --tp, --pp, --microbatches.
   engine::ParallelOptions parallel;
 };

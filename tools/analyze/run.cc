@@ -94,6 +94,9 @@ absl::StatusOr<std::string> ModeText(const RunContext& ctx) {
   if (o.serve) {
     if (absl::Status s = add(ServeText(ctx)); !s.ok()) return s;
   }
+  if (o.search) {
+    if (absl::Status s = add(SearchText(ctx)); !s.ok()) return s;
+  }
   return text;
 }
 
@@ -117,6 +120,9 @@ absl::Status AddModeJson(const RunContext& ctx,
   }
   if (o.serve) {
     if (absl::Status s = AddServeJson(ctx, &j); !s.ok()) return s;
+  }
+  if (o.search) {
+    if (absl::Status s = AddSearchJson(ctx, &j); !s.ok()) return s;
   }
   return absl::OkStatus();
 }

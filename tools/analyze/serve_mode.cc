@@ -210,9 +210,12 @@ absl::StatusOr<Graphs> LoadGraphs(const RunContext& ctx, int64_t prompt,
                        fmt::join(past_names, ", "), MessageOf(last)));
 }
 
-// `concurrency` (a --sweep concurrency=LIST point) replaces --concurrency.
-absl::StatusOr<engine::ServeResult> RunServe(
-    const RunContext& ctx, std::optional<int64_t> concurrency = std::nullopt) {
+// One import at `concurrency` (a --sweep/--search point, else
+// --concurrency), then one serving analysis per parallel layout (--search:
+// each tensor-parallel width); `samples` decode steps analyzed in full.
+absl::StatusOr<std::vector<absl::StatusOr<engine::ServeResult>>> RunServeFor(
+    const RunContext& ctx, std::optional<int64_t> concurrency,
+    const std::vector<engine::ParallelOptions>& layouts, int64_t samples) {
   const Options& o = *ctx.options;
   absl::StatusOr<int64_t> prompt = Count(ctx, "--prompt", o.prompt, {});
   if (!prompt.ok()) return prompt.status();
@@ -247,20 +250,104 @@ absl::StatusOr<engine::ServeResult> RunServe(
   in.prompt = *prompt;
   in.generate = *generate;
   in.concurrency = *batch;
-  in.parallel = ctx.options->parallel;
   in.usd_per_gpu_hour = *price;
-  absl::StatusOr<engine::ServeResult> r = engine::AnalyzeServe(in);
-  if (!r.ok()) {
-    const std::string m(MessageOf(r.status()));
-    return absl::InvalidArgumentError(
-        absl::StrContains(m, ctx.model_name) || absl::StrContains(m, "zoo:")
-            ? std::string(m)
-            : fmt::format("{}: --serve: {}", ctx.model_name, m));
+  in.samples = samples;
+  std::vector<absl::StatusOr<engine::ServeResult>> out;
+  for (const engine::ParallelOptions& layout : layouts) {
+    in.parallel = layout;
+    absl::StatusOr<engine::ServeResult> r = engine::AnalyzeServe(in);
+    if (!r.ok()) {
+      const std::string m(MessageOf(r.status()));
+      r = absl::InvalidArgumentError(
+          absl::StrContains(m, ctx.model_name) || absl::StrContains(m, "zoo:")
+              ? std::string(m)
+              : fmt::format("{}: --serve: {}", ctx.model_name, m));
+    }
+    out.push_back(std::move(r));
   }
-  return r;
+  return out;
+}
+
+// `concurrency` (a --sweep concurrency=LIST point) replaces --concurrency.
+absl::StatusOr<engine::ServeResult> RunServe(
+    const RunContext& ctx, std::optional<int64_t> concurrency = std::nullopt) {
+  absl::StatusOr<std::vector<absl::StatusOr<engine::ServeResult>>> r =
+      RunServeFor(ctx, concurrency, {ctx.options->parallel},
+                  engine::ServeInputs{}.samples);
+  if (!r.ok()) return r.status();
+  return r->front();
+}
+
+// --ttft-max / --tpot-max: seconds > 0, or none.
+absl::StatusOr<std::optional<double>> Seconds(const RunContext& ctx,
+                                              std::string_view flag,
+                                              const std::string& value) {
+  if (value.empty()) return std::optional<double>();
+  double x = 0;
+  if (!absl::SimpleAtod(value, &x) || !std::isfinite(x) || x <= 0) {
+    return InputError(
+        ctx, fmt::format("{} '{}' is not a time > 0 in seconds", flag, value));
+  }
+  return std::optional<double>(x);
+}
+
+// --search: every tensor-parallel width the node holds (powers of 2) x
+// concurrency 1, 2, 4, ... up to the first that fits on no width; 9 decode
+// steps analyzed per point.
+absl::StatusOr<engine::ServeSearch> RunSearch(const RunContext& ctx) {
+  const Options& o = *ctx.options;
+  engine::ServeSearch s;
+  absl::StatusOr<std::optional<double>> ttft =
+      Seconds(ctx, "--ttft-max", o.ttft_max);
+  if (!ttft.ok()) return ttft.status();
+  absl::StatusOr<std::optional<double>> tpot =
+      Seconds(ctx, "--tpot-max", o.tpot_max);
+  if (!tpot.ok()) return tpot.status();
+  s.ttft_max_s = *ttft;
+  s.tpot_max_s = *tpot;
+  s.samples = 9;
+  std::vector<engine::ParallelOptions> layouts;
+  const engine::Interconnect& ic = ctx.hw.interconnect;
+  const int max_tp = ic.present() ? ic.gpus_per_node : 1;
+  for (int tp = 1; tp <= max_tp; tp *= 2) {
+    engine::ParallelOptions p;
+    p.tp = tp;
+    layouts.push_back(p);
+  }
+  for (int64_t b = 1; b <= 4096; b *= 2) {
+    absl::StatusOr<std::vector<absl::StatusOr<engine::ServeResult>>> rs =
+        RunServeFor(ctx, b, layouts, s.samples);
+    if (!rs.ok()) return rs.status();
+    bool any_fits = false;
+    for (absl::StatusOr<engine::ServeResult>& r : *rs) {
+      if (!r.ok()) continue;  // a width that does not divide the heads
+      any_fits |= r->memory.fits;
+      s.results.push_back(*std::move(r));
+    }
+    if (!any_fits) break;
+  }
+  if (s.results.empty()) {
+    return InputError(ctx, "--search: no configuration could be analyzed");
+  }
+  engine::RankServeSearch(&s);
+  return s;
 }
 
 }  // namespace
+
+absl::StatusOr<std::string> SearchText(const RunContext& ctx) {
+  absl::StatusOr<engine::ServeSearch> s = RunSearch(ctx);
+  if (!s.ok()) return s.status();
+  return engine::report::FormatServeSearch(*s);
+}
+
+absl::Status AddSearchJson(const RunContext& ctx,
+                           nlohmann::ordered_json* report) {
+  absl::StatusOr<engine::ServeSearch> s = RunSearch(ctx);
+  if (!s.ok()) return s.status();
+  (*report)["search"] = engine::report::ServeSearchJson(*s);
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::string> ServeText(const RunContext& ctx) {
   absl::StatusOr<engine::ServeResult> r = RunServe(ctx);
