@@ -218,6 +218,63 @@ void MergeSiblingGemms(const graph::Graph& graph, const TensorPricer& pricer,
   *kernels = std::move(kept);
 }
 
+// An in-place KV-cache append folds into the kernel that computes the new
+// keys or values (a rotary embedding, a head transpose): that kernel writes
+// its output into the cache instead of a temporary, so the append's read and
+// write of the new entries disappear. TorchInductor fuses the pointwise
+// producer into the index_put that updates a static cache; TensorRT-LLM
+// writes rotary keys into the paged cache in the kernel that applies the
+// rotation. Only non-matrix producers
+// whose output feeds nothing but the append are folded; views between them
+// are followed.
+void FoldKvAppends(const graph::Graph& graph, const std::vector<int>& layer_of,
+                   const std::vector<LayerResult>& layers,
+                   std::vector<KernelResult>* kernels) {
+  std::vector<bool> gone(kernels->size(), false);
+  for (size_t i = 0; i < kernels->size(); ++i) {
+    const KernelResult& append = (*kernels)[i];
+    if (append.fusion != "kv-append") continue;
+    int fresh = -1;  // the new entries
+    for (int t : graph.node(append.anchor).inputs) {
+      if (t >= 0 && graph.tensor(t).kind != graph::TensorKind::kGraphInput) {
+        fresh = t;
+      }
+    }
+    int producer_kernel = -1;
+    for (int t = fresh; t >= 0;) {
+      const graph::Tensor& tensor = graph.tensor(t);
+      if (tensor.consumers.size() != 1 || tensor.producer < 0) break;
+      const int li = layer_of[tensor.producer];
+      if (li < 0) break;
+      if (layers[li].kernel >= 0) {
+        producer_kernel = layers[li].kernel;
+        break;
+      }
+      if (!layers[li].cost.view) break;  // host work or skipped
+      t = graph.node(tensor.producer).Input(0);
+    }
+    if (producer_kernel < 0 || gone[producer_kernel]) continue;
+    KernelResult& producer = (*kernels)[producer_kernel];
+    if (producer.work.kind == KernelClass::kMatrix ||
+        producer.work.kind == KernelClass::kAttention ||
+        producer.work.kind == KernelClass::kCollective) {
+      continue;
+    }
+    producer.work.other_flops += append.work.Flops();
+    producer.layers.insert(producer.layers.end(), append.layers.begin(),
+                           append.layers.end());
+    producer.fusion =
+        producer.fusion.empty() ? "kv-append" : producer.fusion + "+kv-append";
+    gone[i] = true;
+  }
+  std::vector<KernelResult> kept;
+  kept.reserve(kernels->size());
+  for (size_t i = 0; i < kernels->size(); ++i) {
+    if (!gone[i]) kept.push_back(std::move((*kernels)[i]));
+  }
+  *kernels = std::move(kept);
+}
+
 // Before each weight GEMM, the kernel that quantizes its activation input
 // at run time (runtimes with dynamic_activation_quantization).
 void AddActivationQuantizeKernels(std::vector<KernelResult>* kernels) {
@@ -558,6 +615,9 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
             .work;
   }
 
+  if (runtime.kv_append_in_place) {
+    FoldKvAppends(graph, layer_of, analysis.layers, &analysis.kernels);
+  }
   if (runtime.fuse_sibling_gemms) {
     MergeSiblingGemms(graph, *pricer, &analysis.kernels);
   }

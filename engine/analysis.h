@@ -119,7 +119,8 @@ struct LayerResult {
 struct KernelResult {
   std::string name;         // the node name, or "<fusion kind>:<anchor name>"
   std::string fusion;       // "" (one node), epilogue, elementwise, attention,
-                            // kv-append (in-place cache write)
+                            // kv-append (in-place cache write), or
+                            // <producer>+kv-append
   std::vector<int> layers;  // indices into Analysis::layers
   int anchor = -1;          // node of the op that names the kernel
   KernelWork work;

@@ -229,6 +229,7 @@ absl::Status ValidateFusionPlan(const graph::Graph& graph,
   std::vector<int> in_degree(num_vertices, 0);
   const graph::BoostGraph& bg = graph.boost_graph();
   for (auto [it, end] = boost::edges(bg); it != end; ++it) {
+    if (fusion::ReadsShapeOnly(graph.node(boost::target(*it, bg)))) continue;
     const int a = vertex[boost::source(*it, bg)];
     const int b = vertex[boost::target(*it, bg)];
     if (a != b && successors[a].insert(b).second) ++in_degree[b];

@@ -2,6 +2,8 @@
 // profiles (engine/runtime.h, zoo/runtimes/), host shape arithmetic, kernel
 // mapping, and the per-kernel fit (engine/kernel_fit.h). Expected values
 // are worked out by hand in the comments.
+#include <unistd.h>
+
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -287,22 +289,76 @@ TEST(ExecutionModel, ShapeArithmeticRunsOnTheHost) {
 }
 
 TEST(ExecutionModel, KvAppendIsWrittenInPlaceByCompiledButCopiedByEager) {
-  // llama-3.1-8b decode, bf16: the new key of one layer is [1, 8, 1, 128] =
-  // 1024 elements x 2 B; in place: read + write = 4096 B.
+  // llama-3.1-8b decode, bf16, 2048 past tokens. The new value of one layer
+  // is [1, 8, 1, 128] = 1024 elements x 2 B; written in place into the
+  // static cache (gpt-fast KVCache.update: index_copy_) it costs read +
+  // write = 4096 B. The new key is the rotary kernel's output: the compiled
+  // kernel writes it straight into the cache, so the append adds no kernel
+  // and no bytes to the rotary kernel.
   const nlohmann::json c =
       RunJson({"--zoo", "llama-3.1-8b-decode", "--hw", "a100", "--precision",
                "bf16", "--runtime", "compiled"});
-  int appends = 0;
+  int standalone = 0;
+  std::vector<double> folded_bytes;
   for (const auto& k : c["kernels"]) {
-    if (k["fusion"] != "kv-append") continue;
-    ++appends;
-    EXPECT_DOUBLE_EQ(k["bytes"].get<double>(), 4096);
+    const std::string fusion = k["fusion"].get<std::string>();
+    if (fusion == "kv-append") {
+      ++standalone;
+      EXPECT_DOUBLE_EQ(k["bytes"].get<double>(), 4096);
+    } else if (fusion.find("+kv-append") != std::string::npos) {
+      folded_bytes.push_back(k["bytes"].get<double>());
+    }
   }
-  EXPECT_EQ(appends, 64);  // 32 layers x (key, value)
+  EXPECT_EQ(standalone, 32);            // the value of each of 32 layers
+  ASSERT_EQ(folded_bytes.size(), 32u);  // the key, into the rotary kernel
+
+  // The same runtime with copying appends: each append is a Concat of
+  // past + new into a fresh tensor, (2048 + 2049) x 8 x 128 x 2 B read and
+  // written plus the 2048 B new token = 8,392,704 B; the rotary kernel of
+  // the key stands alone with the same bytes as its folded form.
+  std::string copying = ReadFile(std::string(RIDGELINE_SOURCE_DIR) +
+                                 "/zoo/runtimes/compiled.json");
+  const std::string flag = "\"kv_append_in_place\": true";
+  ASSERT_NE(copying.find(flag), std::string::npos);
+  copying.replace(copying.find(flag), flag.size(),
+                  "\"kv_append_in_place\": false");
+  const std::string path = ::testing::TempDir() + "copying_runtime_" +
+                           std::to_string(::getpid()) + ".json";
+  std::ofstream(path) << copying;
+  const nlohmann::json x =
+      RunJson({"--zoo", "llama-3.1-8b-decode", "--hw", "a100", "--precision",
+               "bf16", "--runtime", path});
+  int copies = 0;
+  for (const auto& k : x["kernels"]) {
+    EXPECT_EQ(k["fusion"].get<std::string>().find("kv-append"),
+              std::string::npos);
+    if (k["bytes"].get<double>() == 8392704) ++copies;
+  }
+  EXPECT_EQ(copies, 64);  // 32 layers x (key, value)
+  // Layers 1..31 (layer 0's rotary kernel also computes cos/sin).
+  for (size_t i = 1; i < folded_bytes.size(); ++i) {
+    EXPECT_DOUBLE_EQ(folded_bytes[i], folded_bytes[1]);
+  }
+  int rotary_k = 0;
+  for (const auto& k : x["kernels"]) {
+    if (k["fusion"] == "elementwise" &&
+        k["bytes"].get<double>() == folded_bytes[1]) {
+      ++rotary_k;
+    }
+  }
+  EXPECT_EQ(rotary_k, 31);
+  // Per layer, copying launches the value's Transpose and two Concats;
+  // in place, one kernel (the value's transpose written into the cache).
+  EXPECT_EQ(c["summary"]["kernels"].get<int>(),
+            x["summary"]["kernels"].get<int>() - 64);
+
   const nlohmann::json e =
       RunJson({"--zoo", "llama-3.1-8b-decode", "--hw", "a100", "--precision",
                "bf16", "--runtime", "eager"});
-  for (const auto& k : e["kernels"]) EXPECT_NE(k["fusion"], "kv-append");
+  for (const auto& k : e["kernels"]) {
+    EXPECT_EQ(k["fusion"].get<std::string>().find("kv-append"),
+              std::string::npos);
+  }
   EXPECT_GT(e["summary"]["kernels"].get<int>(),
             2 * c["summary"]["kernels"].get<int>());
 }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "boost/graph/adjacency_list.hpp"
+#include "engine/fusion/op_sets.h"
 
 namespace ridgeline::engine::fusion {
 
@@ -73,7 +74,11 @@ template <typename Fn>
 void GroupBuilder::ForEachSuccessor(int node, Fn fn) const {
   const graph::BoostGraph& bg = graph_.boost_graph();
   for (auto [it, end] = boost::out_edges(node, bg); it != end; ++it) {
-    const int target = Outermost(static_cast<int>(boost::target(*it, bg)));
+    const int consumer = static_cast<int>(boost::target(*it, bg));
+    // Shape / Size read metadata only: no path through them orders kernels
+    // (a rotary embedding's Slice bounds computed from its input's Shape).
+    if (ReadsShapeOnly(graph_.node(consumer))) continue;
+    const int target = Outermost(consumer);
     if (target != node) fn(target);
   }
 }

@@ -101,6 +101,11 @@ bool IsPureView(const graph::Node& node) {
   return IsDefaultDomain(node) && In(*kOps, node);
 }
 
+bool ReadsShapeOnly(const graph::Node& node) {
+  return IsDefaultDomain(node) &&
+         (node.op_type == "Shape" || node.op_type == "Size");
+}
+
 bool IsEpilogueAnchor(const graph::Node& node) {
   static const OpSet* const kDefault =
       new OpSet{"Conv",        "ConvTranspose", "Gemm",        "MatMul",

@@ -12,6 +12,11 @@ namespace ridgeline::engine::fusion {
 // Identity). Their output aliases their first input.
 bool IsPureView(const graph::Node& node);
 
+// Ops that read only the shape of their input, never its data (Shape,
+// Size). An edge into one is not a data dependency: the runtime knows the
+// shape before the producer runs, so it puts no order between kernels.
+bool ReadsShapeOnly(const graph::Node& node);
+
 // Anchors of an epilogue: Conv, ConvTranspose, Gemm, MatMul, FusedMatMul,
 // MatMulNBits, QLinearConv, QLinearMatMul, ConvInteger, MatMulInteger.
 bool IsEpilogueAnchor(const graph::Node& node);
