@@ -129,64 +129,65 @@ std::string RenderFusionText(const FusionResult& result,
   return out;
 }
 
-nlohmann::json FusionGroupsJson(const FusionResult& result) {
-  nlohmann::json groups = nlohmann::json::array();
+// Keys in alphabetical order, as the report has always listed them.
+nlohmann::ordered_json FusionGroupsJson(const FusionResult& result) {
+  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
   for (const GroupResult& g : result.groups) {
     groups.push_back({
-        {"name", g.name},
-        {"kind", std::string(FusionKindName(g.kind))},
-        {"members", g.members},
-        {"ops", g.member_ops},
-        {"flops", g.flops},
-        {"bytes", g.bytes},
-        {"bytes_read", g.bytes_read},
-        {"bytes_written", g.bytes_written},
-        {"bytes_unfused", g.bytes_unfused},
-        {"latency_s", g.latency_s},
-        {"latency_unfused_s", g.latency_unfused_s},
-        {"saved_s", g.saved_s},
         {"bound", std::string(BoundName(g.bound))},
         {"bound_unfused", std::string(BoundName(g.bound_unfused))},
+        {"bytes", g.bytes},
+        {"bytes_read", g.bytes_read},
+        {"bytes_unfused", g.bytes_unfused},
+        {"bytes_written", g.bytes_written},
+        {"flops", g.flops},
+        {"kind", std::string(FusionKindName(g.kind))},
+        {"latency_s", g.latency_s},
+        {"latency_unfused_s", g.latency_unfused_s},
+        {"members", g.members},
+        {"name", g.name},
+        {"ops", g.member_ops},
         {"roof_bound", std::string(BoundName(g.roof_bound))},
         {"roof_bound_unfused", std::string(BoundName(g.roof_bound_unfused))},
+        {"saved_s", g.saved_s},
     });
   }
   return groups;
 }
 
-nlohmann::json FusionSummaryJson(const FusionResult& result) {
-  nlohmann::json flips = nlohmann::json::array();
+nlohmann::ordered_json FusionSummaryJson(const FusionResult& result) {
+  nlohmann::ordered_json flips = nlohmann::ordered_json::array();
   for (const BoundFlip& f : result.group_flips) {
-    flips.push_back({{"group", f.group},
+    flips.push_back({{"from", std::string(BoundName(f.from))},
+                     {"group", f.group},
                      {"layer", ""},
-                     {"from", std::string(BoundName(f.from))},
                      {"to", std::string(BoundName(f.to))}});
   }
   for (const BoundFlip& f : result.layer_flips) {
-    flips.push_back({{"group", f.group},
+    flips.push_back({{"from", std::string(BoundName(f.from))},
+                     {"group", f.group},
                      {"layer", f.layer},
-                     {"from", std::string(BoundName(f.from))},
                      {"to", std::string(BoundName(f.to))}});
   }
   return {
-      {"kinds", FusionKindsName(result.kinds)},
+      {"bytes", result.bytes},
+      {"bytes_unfused", result.bytes_unfused},
+      {"flips", flips},
       {"flops_per_mac", result.flops_per_mac},
       {"groups", result.groups.size()},
-      {"kernels_unfused", result.kernels_unfused},
       {"kernels", result.kernels},
-      {"bytes_unfused", result.bytes_unfused},
-      {"bytes", result.bytes},
-      {"latency_unfused_s", result.latency_unfused_s},
+      {"kernels_unfused", result.kernels_unfused},
+      {"kinds", FusionKindsName(result.kinds)},
       {"latency_s", result.latency_s},
-      {"saved_s", result.saved_s},
-      {"speedup", result.speedup},
-      {"flips", flips},
-      {"skipped_groups", result.skipped_groups},
+      {"latency_unfused_s", result.latency_unfused_s},
       {"runtime_fused_groups", result.runtime_fused_groups},
+      {"saved_s", result.saved_s},
+      {"skipped_groups", result.skipped_groups},
+      {"speedup", result.speedup},
   };
 }
 
-void AddFusionJson(const FusionResult& result, nlohmann::json* report) {
+void AddFusionJson(const FusionResult& result, nlohmann::ordered_json* report) {
   (*report)["groups"] = FusionGroupsJson(result);
   (*report)["fusion"] = FusionSummaryJson(result);
 }

@@ -24,23 +24,25 @@ struct FusionTableOptions {
 std::string RenderFusionText(const FusionResult& result,
                              const FusionTableOptions& options = {});
 
-// [{"name","kind","members":[...],"ops":[...],"flops","bytes",
-//   "bytes_read","bytes_written","bytes_unfused","latency_s",
-//   "latency_unfused_s","saved_s","bound","bound_unfused","roof_bound",
-//   "roof_bound_unfused"}]  (roof_*: compute or memory, tax left out)
-// Units: FLOPs (convention in "fusion"."flops_per_mac"), bytes, seconds.
-nlohmann::json FusionGroupsJson(const FusionResult& result);
+// [{"bound","bound_unfused","bytes","bytes_read","bytes_unfused",
+//   "bytes_written","flops","kind","latency_s","latency_unfused_s",
+//   "members":[...],"name","ops":[...],"roof_bound","roof_bound_unfused",
+//   "saved_s"}]  (roof_*: compute or memory, tax left out; keys in
+// alphabetical order). Units: FLOPs (convention in
+// "fusion"."flops_per_mac"), bytes, seconds.
+nlohmann::ordered_json FusionGroupsJson(const FusionResult& result);
 
-// {"kinds","flops_per_mac","groups","kernels_unfused","kernels",
-//  "bytes_unfused","bytes","latency_unfused_s","latency_s","saved_s",
-//  "speedup","flips":[{"group","layer","from","to"}],"skipped_groups":[...]}
-// "flips" lists the groups (layer "") and the member layers that go from
-// memory-bound to compute-bound.
-nlohmann::json FusionSummaryJson(const FusionResult& result);
+// {"bytes","bytes_unfused","flips":[{"from","group","layer","to"}],
+//  "flops_per_mac","groups","kernels","kernels_unfused","kinds","latency_s",
+//  "latency_unfused_s","runtime_fused_groups","saved_s","skipped_groups":
+//  [...],"speedup"} (keys in alphabetical order). "flips" lists the groups
+// (layer "") and the member layers that go from memory-bound to
+// compute-bound.
+nlohmann::ordered_json FusionSummaryJson(const FusionResult& result);
 
 // Adds "groups" (FusionGroupsJson) and "fusion" (FusionSummaryJson) to an
 // analyze JSON report, leaving its "layers" untouched.
-void AddFusionJson(const FusionResult& result, nlohmann::json* report);
+void AddFusionJson(const FusionResult& result, nlohmann::ordered_json* report);
 
 }  // namespace ridgeline::engine
 

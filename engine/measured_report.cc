@@ -40,8 +40,9 @@ std::string Share(double part, double whole) {
   return whole > 0 ? fmt::format("{:.1f}%", 100 * part / whole) : "-";
 }
 
-nlohmann::json Number(double x) {
-  return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+nlohmann::ordered_json Number(double x) {
+  return std::isfinite(x) ? nlohmann::ordered_json(x)
+                          : nlohmann::ordered_json(nullptr);
 }
 
 }  // namespace
@@ -184,86 +185,88 @@ std::string FormatComparison(const Analysis& analysis, const Comparison& c,
   return out;
 }
 
-nlohmann::json MeasuredLayerJson(const Comparison& c, int layer) {
-  nlohmann::json j = nlohmann::json::object();
-  j["measured_s"] = nullptr;
-  j["ratio"] = nullptr;
-  if (layer < 0 || static_cast<size_t>(layer) >= c.unit_of_layer.size()) {
+// Keys in alphabetical order, as the report has always listed them.
+nlohmann::ordered_json MeasuredLayerJson(const Comparison& c, int layer) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  auto unmeasured = [&j](const std::string* with) {
+    j["measured_s"] = nullptr;
+    if (with != nullptr) j["measured_with"] = *with;
+    j["ratio"] = nullptr;
     return j;
+  };
+  if (layer < 0 || static_cast<size_t>(layer) >= c.unit_of_layer.size()) {
+    return unmeasured(nullptr);
   }
   int u = c.unit_of_layer[static_cast<size_t>(layer)];
-  if (u < 0) return j;
+  if (u < 0) return unmeasured(nullptr);
   const MeasuredUnit& unit = c.units[static_cast<size_t>(u)];
-  if (unit.anchor != layer) {
-    j["measured_with"] = unit.name;
-    return j;
-  }
+  if (unit.anchor != layer) return unmeasured(&unit.name);
+  if (unit.layers.size() > 1) j["fused_layers"] = unit.layers.size();
+  j["match"] = std::string(MatchKindName(unit.kind));
   j["measured_s"] = unit.measured_s;
   j["ratio"] = Number(unit.ratio);
   j["roof_fraction"] = Number(unit.roof_fraction);
-  j["match"] = std::string(MatchKindName(unit.kind));
-  if (unit.layers.size() > 1) j["fused_layers"] = unit.layers.size();
   return j;
 }
 
-nlohmann::json MeasuredSummaryJson(const Comparison& c) {
-  nlohmann::json j;
-  j["profile"] = c.profile_path;
-  j["format"] = c.profile_format;
-  j["runs"] = c.runs_used;
+nlohmann::ordered_json MeasuredSummaryJson(const Comparison& c) {
+  using Json = nlohmann::ordered_json;
+  Json ops = Json::array();
+  for (const OpTypeRatios& op : c.by_op_type) {
+    ops.push_back({{"measured_s", op.measured_s},
+                   {"op", op.op_type},
+                   {"predicted_s", op.predicted_s},
+                   {"ratio_max", Number(op.max)},
+                   {"ratio_median", Number(op.median)},
+                   {"ratio_min", Number(op.min)},
+                   {"ratio_p25", Number(op.p25)},
+                   {"ratio_p75", Number(op.p75)},
+                   {"units", op.units}});
+  }
+  Json j = Json::object();
+  j["by_op_type"] = std::move(ops);
   j["conventions"] = std::string(kConventions);
-  j["predicted_s"] = c.predicted_total_s;
-  j["measured_s"] = c.measured_total_s;
-  j["measured_s_source"] =
-      c.measured_total_is_whole_run ? "whole-run events" : "sum of node times";
-  j["ratio"] = Number(
-      c.predicted_total_s > 0 ? c.measured_total_s / c.predicted_total_s : NAN);
-  j["measured_node_s"] = c.measured_node_s;
+  j["format"] = c.profile_format;
   size_t matched_layers = 0;
   for (const MeasuredUnit& u : c.units) matched_layers += u.layers.size();
   j["matched"] = {
-      {"units", c.units.size()},
       {"layers", matched_layers},
-      {"predicted_s", c.matched_predicted_s},
       {"measured_s", c.matched_measured_s},
+      {"predicted_s", c.matched_predicted_s},
       {"ratio", Number(c.matched_predicted_s > 0
                            ? c.matched_measured_s / c.matched_predicted_s
-                           : NAN)}};
-  nlohmann::json names = nlohmann::json::array();
+                           : NAN)},
+      {"units", c.units.size()}};
+  j["measured_node_s"] = c.measured_node_s;
+  j["measured_s"] = c.measured_total_s;
+  j["measured_s_source"] =
+      c.measured_total_is_whole_run ? "whole-run events" : "sum of node times";
+  j["predicted_s"] = c.predicted_total_s;
+  j["profile"] = c.profile_path;
+  j["ratio"] = Number(
+      c.predicted_total_s > 0 ? c.measured_total_s / c.predicted_total_s : NAN);
+  j["runs"] = c.runs_used;
+  j["spearman"] = c.spearman ? Json(*c.spearman) : Json(nullptr);
+  Json targets = Json::array();
+  for (int t : c.targets) {
+    const MeasuredUnit& u = c.units[static_cast<size_t>(t)];
+    targets.push_back({{"measured_s", u.measured_s},
+                       {"name", u.name},
+                       {"op", u.op_type},
+                       {"roof_fraction", Number(u.roof_fraction)},
+                       {"roof_s", u.roof_s}});
+  }
+  j["targets"] = std::move(targets);
+  j["unmatched_layers"] = {{"count", c.unmatched_layers.size()},
+                           {"predicted_s", c.unmatched_predicted_s}};
+  Json names = Json::array();
   for (const graph::MeasuredNode& n : c.unmatched_nodes) {
     names.push_back(
-        {{"name", n.name}, {"op", n.op_type}, {"measured_s", n.seconds}});
+        {{"measured_s", n.seconds}, {"name", n.name}, {"op", n.op_type}});
   }
   j["unmatched_nodes"] = {{"count", c.unmatched_nodes.size()},
                           {"measured_s", c.unmatched_measured_s},
-                          {"nodes", names}};
-  j["unmatched_layers"] = {{"count", c.unmatched_layers.size()},
-                           {"predicted_s", c.unmatched_predicted_s}};
-  j["spearman"] =
-      c.spearman ? nlohmann::json(*c.spearman) : nlohmann::json(nullptr);
-  nlohmann::json ops = nlohmann::json::array();
-  for (const OpTypeRatios& op : c.by_op_type) {
-    ops.push_back({{"op", op.op_type},
-                   {"units", op.units},
-                   {"predicted_s", op.predicted_s},
-                   {"measured_s", op.measured_s},
-                   {"ratio_median", Number(op.median)},
-                   {"ratio_p25", Number(op.p25)},
-                   {"ratio_p75", Number(op.p75)},
-                   {"ratio_min", Number(op.min)},
-                   {"ratio_max", Number(op.max)}});
-  }
-  j["by_op_type"] = ops;
-  nlohmann::json targets = nlohmann::json::array();
-  for (int t : c.targets) {
-    const MeasuredUnit& u = c.units[static_cast<size_t>(t)];
-    targets.push_back({{"name", u.name},
-                       {"op", u.op_type},
-                       {"measured_s", u.measured_s},
-                       {"roof_s", u.roof_s},
-                       {"roof_fraction", Number(u.roof_fraction)}});
-  }
-  j["targets"] = targets;
+                          {"nodes", std::move(names)}};
   j["warnings"] = c.warnings;
   return j;
 }

@@ -31,15 +31,19 @@ std::string FormatComparison(const Analysis& analysis,
                              const ComparisonFormatOptions& options);
 
 // Fields for the JSON object of layer `layer` (an Analysis::layers index):
-// {"measured_s": x, "ratio": measured/predicted, "roof_fraction": roof /
-// measured, "match": "name"|"renamed"|"order"} for the layer that anchors a
-// unit; for the other layers of a fused unit {"measured_s": null, "ratio":
-// null, "measured_with": "<anchor layer name>"}; nulls for unmatched layers.
-nlohmann::json MeasuredLayerJson(const Comparison& comparison, int layer);
+// {"match": "name"|"renamed"|"order", "measured_s": x, "ratio":
+// measured/predicted, "roof_fraction": roof / measured} (and "fused_layers"
+// first when the unit fuses several) for the layer that anchors a unit; for
+// the other layers of a fused unit {"measured_s": null, "measured_with":
+// "<anchor layer name>", "ratio": null}; nulls for unmatched layers. Keys in
+// alphabetical order.
+nlohmann::ordered_json MeasuredLayerJson(const Comparison& comparison,
+                                         int layer);
 
 // The summary object: profile, totals, matched/unmatched counts and times,
-// Spearman correlation, ratios per op type and optimization targets.
-nlohmann::json MeasuredSummaryJson(const Comparison& comparison);
+// Spearman correlation, ratios per op type and optimization targets (keys
+// in alphabetical order).
+nlohmann::ordered_json MeasuredSummaryJson(const Comparison& comparison);
 
 // "1.23 ms", "45.6 us", "2.00 s": a duration with a readable unit.
 std::string FormatDuration(double seconds);

@@ -117,47 +117,48 @@ std::string RenderQuantizeText(const QuantizeResult& result,
   return out;
 }
 
-nlohmann::json QuantizeJson(const QuantizeResult& result) {
+// Keys in alphabetical order, as the report has always listed them.
+nlohmann::ordered_json QuantizeJson(const QuantizeResult& result) {
   const QuantizeOptions& q = result.options;
-  nlohmann::json layers = nlohmann::json::array();
+  nlohmann::ordered_json layers = nlohmann::ordered_json::array();
   for (const QuantizedLayer& l : result.layers) {
-    layers.push_back({{"name", l.name},
-                      {"op", l.op_type},
-                      {"bytes_before", l.bytes_before},
+    layers.push_back({{"bound", std::string(BoundName(l.bound))},
+                      {"bound_before", std::string(BoundName(l.bound_before))},
                       {"bytes", l.bytes},
+                      {"bytes_before", l.bytes_before},
                       {"latency_before_s", l.latency_before_s},
                       {"latency_s", l.latency_s},
-                      {"saved_s", l.saved_s},
-                      {"bound_before", std::string(BoundName(l.bound_before))},
-                      {"bound", std::string(BoundName(l.bound))}});
+                      {"name", l.name},
+                      {"op", l.op_type},
+                      {"saved_s", l.saved_s}});
   }
   return {
+      {"layers", layers},
+      {"math_precision", result.math_precision},
       {"options",
-       {{"weights", OrAsStored(q.weights)},
-        {"activations", OrAsStored(q.activations)},
-        {"kv_cache", OrAsStored(q.kv_cache)},
+       {{"activations", OrAsStored(q.activations)},
         {"int4_group_size", q.int4_group_size},
         {"int4_zero_points", q.int4_zero_points},
-        {"scale_bytes", q.scale_bytes}}},
-      {"math_precision", result.math_precision},
+        {"kv_cache", OrAsStored(q.kv_cache)},
+        {"scale_bytes", q.scale_bytes},
+        {"weights", OrAsStored(q.weights)}}},
       {"peak_precision_before", result.peak_before},
-      {"layers", layers},
       {"summary",
-       {{"latency_before_s", result.latency_before_s},
+       {{"capacity_bytes", result.capacity_bytes},
+        {"fits", result.fits},
+        {"fits_before", result.fits_before},
+        {"kv_bytes", result.kv_bytes},
+        {"kv_bytes_before", result.kv_bytes_before},
+        {"latency_before_s", result.latency_before_s},
         {"latency_s", result.latency_s},
-        {"speedup", result.speedup},
+        {"model_bytes", result.model_bytes},
+        {"model_bytes_before", result.model_bytes_before},
         {"roof_before_s", result.roof_before_s},
         {"roof_s", result.roof_s},
+        {"speedup", result.speedup},
         {"taxes_s", result.taxes_s},
-        {"model_bytes_before", result.model_bytes_before},
-        {"model_bytes", result.model_bytes},
-        {"weight_traffic_before", result.weight_traffic_before},
         {"weight_traffic", result.weight_traffic},
-        {"kv_bytes_before", result.kv_bytes_before},
-        {"kv_bytes", result.kv_bytes},
-        {"capacity_bytes", result.capacity_bytes},
-        {"fits_before", result.fits_before},
-        {"fits", result.fits}}},
+        {"weight_traffic_before", result.weight_traffic_before}}},
   };
 }
 

@@ -20,18 +20,20 @@ struct QuantizeTableOptions {
 std::string RenderQuantizeText(const QuantizeResult& result,
                                const QuantizeTableOptions& options = {});
 
-// {"options":{"weights","activations","kv_cache","int4_group_size",
-//             "int4_zero_points","scale_bytes"},
-//  "math_precision","peak_precision_before",
-//  "layers":[{"name","op","bytes_before","bytes","latency_before_s",
-//             "latency_s","saved_s","bound_before","bound"}],
-//  "summary":{"latency_before_s","latency_s","speedup","roof_before_s",
-//             "roof_s","taxes_s","model_bytes_before",
-//             "model_bytes","weight_traffic_before","weight_traffic",
-//             "kv_bytes_before","kv_bytes","capacity_bytes","fits_before",
-//             "fits"}}
-// Units: bytes and seconds; "" options mean "as stored".
-nlohmann::json QuantizeJson(const QuantizeResult& result);
+// {"layers":[{"bound","bound_before","bytes","bytes_before",
+//             "latency_before_s","latency_s","name","op","saved_s"}],
+//  "math_precision",
+//  "options":{"activations","int4_group_size","int4_zero_points",
+//             "kv_cache","scale_bytes","weights"},
+//  "peak_precision_before",
+//  "summary":{"capacity_bytes","fits","fits_before","kv_bytes",
+//             "kv_bytes_before","latency_before_s","latency_s",
+//             "model_bytes","model_bytes_before","roof_before_s","roof_s",
+//             "speedup","taxes_s","weight_traffic",
+//             "weight_traffic_before"}}
+// Keys in alphabetical order. Units: bytes and seconds; "" options mean "as
+// stored".
+nlohmann::ordered_json QuantizeJson(const QuantizeResult& result);
 
 }  // namespace ridgeline::engine
 

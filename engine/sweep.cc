@@ -717,57 +717,58 @@ std::string FormatSweep(const SweepResult& r) {
   return out;
 }
 
-nlohmann::json SweepJson(const SweepResult& r) {
+nlohmann::ordered_json SweepJson(const SweepResult& r) {
+  // Keys in alphabetical order, as the report has always listed them.
+  using Json = nlohmann::ordered_json;
   const bool by_batch = r.axis == SweepSpec::Axis::kBatch;
-  nlohmann::json points = nlohmann::json::array();
+  const bool by_tp = r.axis == SweepSpec::Axis::kTensorParallel;
+  Json points = Json::array();
   for (const SweepPoint& p : r.points) {
-    nlohmann::json j = nlohmann::json::object();
+    Json j = Json::object();
     j["batch"] = p.batch;
+    j["bound"] = std::string(BoundName(p.bound));
+    j["bytes"] = p.bytes;
+    if (by_tp) {
+      j["collective_s"] = p.collective_s;
+      j["fits_in_memory_per_gpu"] = p.fits_in_memory_per_gpu;
+    }
+    j["flops"] = p.flops;
+    if (by_tp) j["gpus"] = p.gpus;
     j["hardware"] = p.hardware;
     j["latency_s"] = p.latency_s;
-    j["throughput_per_s"] = p.throughput_per_s;
-    j["bound"] = std::string(BoundName(p.bound));
     j["mfu"] = p.mfu;
-    j["flops"] = p.flops;
-    j["bytes"] = p.bytes;
-    if (p.whole_model) j["whole_model"] = WholeModelJson(*p.whole_model);
-    if (r.axis == SweepSpec::Axis::kTensorParallel) {
-      j["tp"] = p.tp;
-      j["gpus"] = p.gpus;
-      j["weight_bytes_per_gpu"] = p.weight_bytes_per_gpu;
-      j["fits_in_memory_per_gpu"] = p.fits_in_memory_per_gpu;
-      j["collective_s"] = p.collective_s;
+    if (by_tp) {
       j["speedup"] =
           p.latency_s > 0 ? r.points.front().latency_s / p.latency_s : 0.0;
     }
+    j["throughput_per_s"] = p.throughput_per_s;
+    if (by_tp) {
+      j["tp"] = p.tp;
+      j["weight_bytes_per_gpu"] = p.weight_bytes_per_gpu;
+    }
+    if (p.whole_model) j["whole_model"] = WholeModelJson(*p.whole_model);
     points.push_back(std::move(j));
   }
-  auto flip = [&](std::optional<size_t> i, bool whole_model) -> nlohmann::json {
+  auto flip = [&](std::optional<size_t> i, bool whole_model) -> Json {
     if (!i) return nullptr;
     const SweepPoint& before = r.points[*i - 1];
     const SweepPoint& after = r.points[*i];
-    nlohmann::json j = nlohmann::json::object();
-    if (r.axis == SweepSpec::Axis::kTensorParallel) {
-      j["tp"] = after.tp;
-    } else {
-      j[by_batch ? "batch" : "hardware"] = by_batch
-                                               ? nlohmann::json(after.batch)
-                                               : nlohmann::json(after.hardware);
-    }
+    Json j = Json::object();
+    if (by_batch) j["batch"] = after.batch;
     j["from"] = std::string(
         BoundName(whole_model ? before.whole_model->bound : before.bound));
+    if (!by_batch && !by_tp) j["hardware"] = after.hardware;
     j["to"] = std::string(
         BoundName(whole_model ? after.whole_model->bound : after.bound));
+    if (by_tp) j["tp"] = after.tp;
     return j;
   };
-  nlohmann::json out = nlohmann::json::object();
-  out["axis"] = by_batch                                     ? "batch"
-                : r.axis == SweepSpec::Axis::kTensorParallel ? "tp"
-                                                             : "hw";
-  out["points"] = std::move(points);
+  Json out = Json::object();
+  out["axis"] = by_batch ? "batch" : by_tp ? "tp" : "hw";
   out["bound_flip"] = flip(r.layer_flip, false);
-  out["whole_model_bound_flip"] = flip(r.whole_model_flip, true);
   out["interpolated"] = r.interpolated;
+  out["points"] = std::move(points);
+  out["whole_model_bound_flip"] = flip(r.whole_model_flip, true);
   return out;
 }
 

@@ -136,11 +136,13 @@ SweepPoint PricePoint(const Analysis& analysis, const Hardware& hardware,
 // point where the bound flips.
 std::string FormatSweep(const SweepResult& result);
 
-// [{"batch"|"hardware", "latency_s", "throughput_per_s", "bound", "mfu",
-//   "flops", "bytes", "whole_model": {...}}, ...] plus the flip:
-// {"axis", "points": [...], "bound_flip": {...} | null,
-//  "whole_model_bound_flip": {...} | null, "interpolated"}.
-nlohmann::json SweepJson(const SweepResult& result);
+// {"axis", "bound_flip": {...} | null, "interpolated",
+//  "points": [{"batch", "bound", "bytes", "flops", "hardware", "latency_s",
+//              "mfu", "throughput_per_s", "whole_model": {...}}, ...],
+//  "whole_model_bound_flip": {...} | null}; tp sweeps add collective_s,
+// fits_in_memory_per_gpu, gpus, speedup, tp, weight_bytes_per_gpu to each
+// point. Keys in alphabetical order.
+nlohmann::ordered_json SweepJson(const SweepResult& result);
 
 }  // namespace ridgeline::engine
 

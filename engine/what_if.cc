@@ -217,22 +217,22 @@ std::string RenderWhatIfText(const std::vector<WhatIfRow>& rows) {
   return out;
 }
 
-nlohmann::json WhatIfJson(const std::vector<WhatIfRow>& rows) {
-  nlohmann::json out = nlohmann::json::array();
+nlohmann::ordered_json WhatIfJson(const std::vector<WhatIfRow>& rows) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
   auto or_stored = [](const std::string& s) {
     return s.empty() ? std::string("as stored") : s;
   };
-  for (const WhatIfRow& row : rows) {
-    out.push_back({{"scenario", row.scenario},
-                   {"fuse", FusionKindsName(row.fuse)},
-                   {"weights", or_stored(row.quantize.weights)},
-                   {"activations", or_stored(row.quantize.activations)},
-                   {"kv_cache", or_stored(row.quantize.kv_cache)},
+  for (const WhatIfRow& row : rows) {  // keys in alphabetical order
+    out.push_back({{"activations", or_stored(row.quantize.activations)},
                    {"available", row.available},
-                   {"note", row.note},
+                   {"best", row.best},
+                   {"fuse", FusionKindsName(row.fuse)},
+                   {"kv_cache", or_stored(row.quantize.kv_cache)},
                    {"latency_s", row.latency_s},
+                   {"note", row.note},
+                   {"scenario", row.scenario},
                    {"speedup", row.speedup},
-                   {"best", row.best}});
+                   {"weights", or_stored(row.quantize.weights)}});
   }
   return out;
 }

@@ -54,9 +54,10 @@ absl::StatusOr<std::vector<WhatIfRow>> RunWhatIf(
 // scenario | latency | speed-up (| note), with the assumptions line.
 std::string RenderWhatIfText(const std::vector<WhatIfRow>& rows);
 
-// [{"scenario","fuse","weights","activations","kv_cache","available",
-//   "note","latency_s","speedup","best"}]; "" options mean "as stored".
-nlohmann::json WhatIfJson(const std::vector<WhatIfRow>& rows);
+// [{"activations","available","best","fuse","kv_cache","latency_s","note",
+//   "scenario","speedup","weights"}] (keys in alphabetical order); ""
+// options mean "as stored".
+nlohmann::ordered_json WhatIfJson(const std::vector<WhatIfRow>& rows);
 
 }  // namespace ridgeline::engine
 

@@ -169,20 +169,21 @@ absl::StatusOr<WholeModelResult> WholeModel(const Analysis& analysis,
                               options);
 }
 
-nlohmann::json WholeModelJson(const WholeModelResult& r) {
-  nlohmann::json j = nlohmann::json::object();
-  j["latency_s"] = r.latency_s;
-  j["throughput_per_s"] = r.throughput_per_s;
+nlohmann::ordered_json WholeModelJson(const WholeModelResult& r) {
+  // Keys in alphabetical order, as the report has always listed them.
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
   j["bound"] = std::string(BoundName(r.bound));
+  j["bytes"] = r.bytes;
+  j["flops"] = r.ops;
+  j["flops_per_mac"] = r.flops_per_mac;
   j["intensity"] = r.intensity;
+  j["latency_s"] = r.latency_s;
+  j["method"] = std::string(WholeModelMethodName(r.method));
   j["mfu"] = r.mfu;
   j["t_compute_s"] = r.t_compute_s;
   j["t_memory_s"] = r.t_memory_s;
   j["t_overhead_s"] = r.t_overhead_s;
-  j["method"] = std::string(WholeModelMethodName(r.method));
-  j["flops_per_mac"] = r.flops_per_mac;
-  j["flops"] = r.ops;
-  j["bytes"] = r.bytes;
+  j["throughput_per_s"] = r.throughput_per_s;
   return j;
 }
 

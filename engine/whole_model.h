@@ -110,11 +110,11 @@ absl::StatusOr<WholeModelResult> WholeModelFromTotals(
     const WholeModelTotals& totals, const Assumptions& assumptions,
     const WholeModelOptions& options);
 
-// {"latency_s","throughput_per_s","bound","intensity","mfu","t_compute_s",
-//  "t_memory_s","t_overhead_s"} plus "method", "flops_per_mac", "flops" and
-// "bytes" stating the convention: the `"whole_model"` object of
-// `--format json`.
-nlohmann::json WholeModelJson(const WholeModelResult& result);
+// {"bound","bytes","flops","flops_per_mac","intensity","latency_s","method",
+//  "mfu","t_compute_s","t_memory_s","t_overhead_s","throughput_per_s"}
+// (method, flops_per_mac, flops and bytes state the convention): the
+// `"whole_model"` object of `--format json`, keys in alphabetical order.
+nlohmann::ordered_json WholeModelJson(const WholeModelResult& result);
 
 // The text comparison printed by --whole-model: latency, throughput, bound,
 // intensity and MFU of the layer-level result and of each estimate, one

@@ -127,12 +127,12 @@ TEST(ApplyFusionTest, ListsBoundFlips) {
   EXPECT_NE(text.find("epilogue:fc"), std::string::npos);
   EXPECT_NE(text.find("memory->compute"), std::string::npos);
   EXPECT_NE(text.find("bias, relu"), std::string::npos);
-  nlohmann::json report = {{"layers", nlohmann::json::array()}};
+  nlohmann::ordered_json report = {{"layers", nlohmann::ordered_json::array()}};
   AddFusionJson(r, &report);
   ASSERT_EQ(report["groups"].size(), 1u);
-  const nlohmann::json& group = report["groups"][0];
+  const nlohmann::ordered_json& group = report["groups"][0];
   EXPECT_EQ(group["name"], "epilogue:fc");
-  EXPECT_EQ(group["members"], nlohmann::json({"fc", "bias", "relu"}));
+  EXPECT_EQ(group["members"], nlohmann::ordered_json({"fc", "bias", "relu"}));
   for (const char* key : {"flops", "bytes", "latency_s", "saved_s"}) {
     EXPECT_TRUE(group.contains(key)) << key;
   }

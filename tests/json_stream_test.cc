@@ -335,30 +335,121 @@ TEST(JsonWriter, LongDocumentsFlushInChunks) {
   EXPECT_EQ(Difference(out.str(), Dump(expected)), "");
 }
 
-// Every mode of the CLI: the output is exactly nlohmann's dump of itself.
-TEST(JsonStream, CliOutputsAreCanonicalDumps) {
+// The CLI's runs in every mode (json_stream and the key-order test below).
+std::vector<std::vector<std::string>> CliRuns() {
   const std::string fixtures = RIDGELINE_SOURCE_DIR "/tests/fixtures/";
-  const std::vector<std::vector<std::string>> runs = {
+  const std::string small_cnn = fixtures + "profile_models/small_cnn.onnx";
+  return {
       {"--zoo", "llama-3.1-8b-decode", "--hw", "h100"},
       {"--zoo", "resnet50", "--hw", "a100", "--whole-model", "--mlsysim"},
-      {"--zoo", "resnet50", "--hw", "h100", "--sweep", "batch=1,2,4"},
+      {"--zoo", "resnet50", "--hw", "h100", "--sweep", "batch=1,2,4",
+       "--whole-model"},
       {"--zoo", "resnet50", "--hw", "h100", "--sweep", "hw=a100,h100"},
+      {"--zoo", "llama-3.1-70b-decode", "--hw", "h100", "--precision", "bf16",
+       "--sweep", "tp=1,2,4"},
       {"--zoo", "resnet50", "--hw", "h100", "--runtime", "eager", "--fuse",
        "all"},
       {"--zoo", "resnet50", "--hw", "h100", "--precision", "fp16", "--weights",
        "int8", "--what-if"},
-      {fixtures + "profile_models/small_cnn.onnx", "--hw", "epyc-9654",
-       "--measured", fixtures + "profiles/small_cnn_disabled.json"},
+      {"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision", "bf16",
+       "--activations", "fp8", "--kv-cache", "int8"},
+      {small_cnn, "--hw", "epyc-9654", "--measured",
+       fixtures + "profiles/small_cnn_disabled.json"},
+      {small_cnn, "--hw", "epyc-9654", "--measured",
+       fixtures + "profiles/small_cnn_pytorch.json"},
+      {"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision", "bf16",
+       "--serve", "--prompt", "256", "--generate", "64", "--concurrency", "4"},
+      {"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision", "bf16",
+       "--serve", "--prompt", "256", "--generate", "64", "--sweep",
+       "concurrency=1,8"},
+      {"--zoo", "llama-3.1-70b-decode", "--hw", "h100", "--precision", "bf16",
+       "--tp", "8"},
       {fixtures + "tiny_custom_op.onnx", "--hw", "h100"},
   };
-  for (std::vector<std::string> args : runs) {
-    args.push_back("--format");
-    args.push_back("json");
-    std::ostringstream out, err;
-    ASSERT_EQ(tools::analyze::AnalyzeMain(args, out, err), 0) << err.str();
-    const Json j = Json::parse(out.str());
-    EXPECT_EQ(Difference(Dump(j), out.str()), "") << args[0] << " " << args[1];
+}
+
+std::string RunJson(std::vector<std::string> args) {
+  args.push_back("--format");
+  args.push_back("json");
+  std::ostringstream out, err;
+  EXPECT_EQ(tools::analyze::AnalyzeMain(args, out, err), 0) << err.str();
+  return out.str();
+}
+
+// Every mode of the CLI: the output is exactly nlohmann's dump of itself.
+TEST(JsonStream, CliOutputsAreCanonicalDumps) {
+  for (const std::vector<std::string>& args : CliRuns()) {
+    const std::string out = RunJson(args);
+    const Json j = Json::parse(out);
+    EXPECT_EQ(Difference(Dump(j), out), "") << args[0] << " " << args[1];
   }
+}
+
+// The first object, at any depth, whose keys are not in alphabetical order
+// (its path), or "".
+std::string UnsortedObject(const Json& j, const std::string& path) {
+  if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) {
+      std::string found =
+          UnsortedObject(j[i], path + "[" + std::to_string(i) + "]");
+      if (!found.empty()) return found;
+    }
+  }
+  if (!j.is_object()) return "";
+  std::string previous;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (it != j.begin() && !(previous < it.key())) {
+      return path + "." + it.key();
+    }
+    previous = it.key();
+    std::string found = UnsortedObject(it.value(), path + "." + it.key());
+    if (!found.empty()) return found;
+  }
+  return "";
+}
+
+// The sections of the whole-model, sweep, what-if, fusion, quantization and
+// measured modes list their keys in alphabetical order, at every depth, as
+// they always have (the engine builds them in that order; no re-sorting
+// pass); so do the measured keys added to each layer, after the layer's own.
+TEST(JsonStream, ModeSectionsListKeysAlphabetically) {
+  const std::vector<std::string> sorted_sections = {
+      "whole_model", "sweep",   "quantize", "groups",
+      "fusion",      "what_if", "measured"};
+  const std::vector<std::string> measured_layer_keys = {
+      "fused_layers",  "match", "measured_s",
+      "measured_with", "ratio", "roof_fraction"};
+  int sections = 0;
+  for (const std::vector<std::string>& args : CliRuns()) {
+    const Json j = Json::parse(RunJson(args));
+    const bool serve_sweep =
+        std::find(args.begin(), args.end(), "--serve") != args.end();
+    for (const std::string& key : sorted_sections) {
+      if (!j.contains(key) || (key == "sweep" && serve_sweep)) continue;
+      ++sections;
+      EXPECT_EQ(UnsortedObject(j[key], key), "") << args[0] << " " << args[1];
+    }
+    if (!j.contains("measured")) continue;
+    for (const Json& layer : j["layers"]) {
+      std::vector<std::string> added;
+      std::string last;
+      for (auto it = layer.begin(); it != layer.end(); ++it) {
+        last = it.key();
+        if (std::find(measured_layer_keys.begin(), measured_layer_keys.end(),
+                      it.key()) != measured_layer_keys.end()) {
+          added.push_back(it.key());
+        }
+      }
+      ASSERT_GE(added.size(), 2u) << layer["name"];
+      EXPECT_TRUE(std::is_sorted(added.begin(), added.end())) << layer["name"];
+      // They come last, after the layer's own keys.
+      EXPECT_EQ(last, added.back()) << layer["name"];
+    }
+  }
+  // whole_model: --mlsysim, --sweep batch; sweep: batch, hw, tp; groups and
+  // fusion: --fuse; quantize: --weights, --activations; what_if: --what-if;
+  // measured: two profiles.
+  EXPECT_EQ(sections, 2 + 3 + 1 + 1 + 2 + 1 + 2);
 }
 
 }  // namespace

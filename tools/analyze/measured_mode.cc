@@ -80,10 +80,9 @@ absl::Status AddMeasuredJson(const RunContext& ctx,
   nlohmann::ordered_json& layers = (*report)["layers"];
   layers = nlohmann::ordered_json::array();
   for (size_t i = 0; i < ctx.analysis.layers.size(); ++i) {
-    layers.push_back(
-        Ordered(engine::MeasuredLayerJson(*c, static_cast<int>(i))));
+    layers.push_back(engine::MeasuredLayerJson(*c, static_cast<int>(i)));
   }
-  (*report)["measured"] = Ordered(engine::MeasuredSummaryJson(*c));
+  (*report)["measured"] = engine::MeasuredSummaryJson(*c);
   if (ctx.options->fit) {
     absl::StatusOr<std::string> fit = Fit(ctx, *c);
     if (!fit.ok()) return fit.status();

@@ -49,9 +49,6 @@ struct RunContext {
 // and records it in ctx.warnings.
 void Warn(const RunContext& ctx, const std::string& text);
 
-// Converts between the two nlohmann flavours (the report is ordered).
-nlohmann::ordered_json Ordered(const nlohmann::json& j);
-
 // run.cc --------------------------------------------------------------------
 // Sets ctx->runtime to the profile the options select: --runtime, else
 // mlsysim with --mlsysim, else the default for ctx->hw (compiled on a GPU,

@@ -86,7 +86,7 @@ absl::Status AddSweepJson(const RunContext& ctx,
   }
   absl::StatusOr<engine::SweepResult> r = RunSweep(ctx);
   if (!r.ok()) return r.status();
-  (*report)["sweep"] = Ordered(engine::SweepJson(*r));
+  (*report)["sweep"] = engine::SweepJson(*r);
   return absl::OkStatus();
 }
 

@@ -95,14 +95,11 @@ absl::Status AddWhatIfJson(const RunContext& ctx,
   absl::StatusOr<WhatIfResults> r = Run(ctx);
   if (!r.ok()) return r.status();
   if (r->quantize) {
-    (*report)["quantize"] = Ordered(engine::QuantizeJson(*r->quantize));
+    (*report)["quantize"] = engine::QuantizeJson(*r->quantize);
   }
-  if (r->fusion) {
-    (*report)["groups"] = Ordered(engine::FusionGroupsJson(*r->fusion));
-    (*report)["fusion"] = Ordered(engine::FusionSummaryJson(*r->fusion));
-  }
+  if (r->fusion) engine::AddFusionJson(*r->fusion, report);
   if (r->what_if) {
-    (*report)["what_if"] = Ordered(engine::WhatIfJson(*r->what_if));
+    (*report)["what_if"] = engine::WhatIfJson(*r->what_if);
   }
   return absl::OkStatus();
 }

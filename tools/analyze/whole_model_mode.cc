@@ -47,7 +47,7 @@ absl::Status AddWholeModelJson(const RunContext& ctx,
   absl::StatusOr<engine::WholeModelResult> r =
       engine::WholeModel(ctx.analysis, EstimateOptions(ctx));
   if (!r.ok()) return r.status();
-  (*report)["whole_model"] = Ordered(engine::WholeModelJson(*r));
+  (*report)["whole_model"] = engine::WholeModelJson(*r);
   return absl::OkStatus();
 }
 

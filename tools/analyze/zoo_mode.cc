@@ -1,6 +1,5 @@
 // analyze --list-zoo and --zoo NAME: built-in models, imported exactly like
 // a file (display name "zoo:NAME") with the entry's default dims.
-#include <cmath>
 #include <string>
 
 #include "engine/sweep.h"
@@ -67,33 +66,6 @@ absl::StatusOr<graph::Graph> Import(const RunContext& ctx,
 }
 
 }  // namespace
-
-// Copied node by node, as a dump and re-parse would give it: objects in the
-// std::map's (sorted) key order, non-finite numbers as null; invalid UTF-8
-// is replaced when the report is written.
-nlohmann::ordered_json Ordered(const nlohmann::json& j) {
-  if (j.is_object()) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::object();
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      out[it.key()] = Ordered(it.value());
-    }
-    return out;
-  }
-  if (j.is_array()) {
-    nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const nlohmann::json& v : j) out.push_back(Ordered(v));
-    return out;
-  }
-  if (j.is_string()) return j.get_ref<const std::string&>();
-  if (j.is_boolean()) return j.get<bool>();
-  if (j.is_number_unsigned()) return j.get<uint64_t>();
-  if (j.is_number_integer()) return j.get<int64_t>();
-  // NaN and the infinities print as null: they are null, as after a dump.
-  if (j.is_number_float() && std::isfinite(j.get<double>())) {
-    return j.get<double>();
-  }
-  return nullptr;  // null, non-finite, discarded; binary is never built
-}
 
 absl::StatusOr<std::string> ListZoo() {
   absl::StatusOr<std::vector<zoo::ModelEntry>> catalog = zoo::ModelCatalog();

@@ -1,5 +1,6 @@
 #include "tools/python/py_json.h"
 
+#include <cmath>
 #include <string>
 
 namespace ridgeline::python {
@@ -39,8 +40,11 @@ py::object Convert(const Json& value) {
       return py::int_(value.template get<int64_t>());
     case Type::number_unsigned:
       return py::int_(value.template get<uint64_t>());
-    case Type::number_float:
-      return py::float_(value.template get<double>());
+    case Type::number_float: {
+      // NaN and the infinities: null, as the JSON report writes them.
+      const double x = value.template get<double>();
+      return std::isfinite(x) ? py::object(py::float_(x)) : py::none();
+    }
     case Type::string:
       return Text(value.template get_ref<const std::string&>());
     case Type::array: {

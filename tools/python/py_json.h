@@ -20,8 +20,9 @@ pybind11::list Texts(const std::vector<std::string>& lines);
 // The JSON text, invalid UTF-8 replaced likewise.
 std::string Dump(const nlohmann::ordered_json& value, int indent);
 
-// null -> None, booleans, integers, floats, strings, arrays -> list,
-// objects -> dict (in the document's key order).
+// null -> None, booleans, integers, floats (NaN and infinities -> None, as
+// the JSON report prints null), strings, arrays -> list, objects -> dict (in
+// the document's key order).
 pybind11::object ToPython(const nlohmann::ordered_json& value);
 pybind11::object ToPython(const nlohmann::json& value);
 
