@@ -7,6 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "engine/report/text_table.h"
+#include "engine/report/units.h"
 #include "engine/timing.h"
 #include "fmt/format.h"
 
@@ -328,7 +329,7 @@ std::string FormatFit(const FitResult& fit) {
     return e ? fmt::format("{:.3f}{}", *e, clamped ? "*" : "")
              : std::string("-");
   };
-  auto ms = [](double s) { return fmt::format("{:.3f} ms", s * 1e3); };
+  const auto ms = report::FormatMilliseconds;
   report::TextTable table;
   table.headers = {"op",         "layers",     "skipped",  "e_c",
                    "e_m",        "bound c/m",  "measured", "pred before",

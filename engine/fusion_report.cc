@@ -7,14 +7,11 @@
 
 #include "engine/report/text.h"
 #include "engine/report/text_table.h"
-#include "engine/what_if_format.h"
+#include "engine/report/units.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine {
 namespace {
-
-// The widest table line (names are elided in the middle to fit).
-constexpr size_t kMaxWidth = 160;
 
 std::string BoundChange(Bound from, Bound to) {
   if (from == to) return std::string(BoundName(to));
@@ -48,14 +45,16 @@ std::string RenderFusionText(const FusionResult& result,
                      "latency", "fused", "saved",   "bound", "roofline"};
     table.right_align = {false, false, false, true,  true, true,
                          true,  true,  true,  false, false};
-    table.max_width = kMaxWidth;
+    table.max_width = report::kMaxTableWidth;
     for (size_t i = 0; i < shown; ++i) {
       const GroupResult& g = result.groups[order[i]];
       table.rows.push_back({g.name, std::string(FusionKindName(g.kind)),
-                            MemberOps(g), FormatFlops(g.flops),
-                            FormatBytes(g.bytes_unfused), FormatBytes(g.bytes),
-                            FormatTime(g.latency_unfused_s),
-                            FormatTime(g.latency_s), FormatTime(g.saved_s),
+                            MemberOps(g), report::FormatSi(g.flops, "FLOP"),
+                            report::FormatSi(g.bytes_unfused, "B"),
+                            report::FormatSi(g.bytes, "B"),
+                            report::FormatSeconds(g.latency_unfused_s),
+                            report::FormatSeconds(g.latency_s),
+                            report::FormatSeconds(g.saved_s),
                             BoundChange(g.bound_unfused, g.bound),
                             BoundChange(g.roof_bound_unfused, g.roof_bound)});
     }
@@ -73,21 +72,25 @@ std::string RenderFusionText(const FusionResult& result,
       }
       table.rows.push_back(
           {fmt::format("other ({} groups)", order.size() - shown), "", "",
-           FormatFlops(flops), FormatBytes(bytes_unfused), FormatBytes(bytes),
-           FormatTime(before), FormatTime(after), FormatTime(saved), "", ""});
+           report::FormatSi(flops, "FLOP"),
+           report::FormatSi(bytes_unfused, "B"), report::FormatSi(bytes, "B"),
+           report::FormatSeconds(before), report::FormatSeconds(after),
+           report::FormatSeconds(saved), "", ""});
     }
     out += report::RenderText(table);
   }
   out += fmt::format(
       "\nlatency  unfused {}  fused {}  saved {}  speed-up {} (dispatch tax "
       "included in both)\n",
-      FormatTime(result.latency_unfused_s), FormatTime(result.latency_s),
-      FormatTime(result.saved_s), FormatSpeedup(result.speedup));
+      report::FormatSeconds(result.latency_unfused_s),
+      report::FormatSeconds(result.latency_s),
+      report::FormatSeconds(result.saved_s),
+      report::FormatSpeedup(result.speedup));
   out += fmt::format("kernels  unfused {}  fused {}\n", result.kernels_unfused,
                      result.kernels);
-  out +=
-      fmt::format("bytes    unfused {}  fused {}\n",
-                  FormatBytes(result.bytes_unfused), FormatBytes(result.bytes));
+  out += fmt::format("bytes    unfused {}  fused {}\n",
+                     report::FormatSi(result.bytes_unfused, "B"),
+                     report::FormatSi(result.bytes, "B"));
   if (result.runtime_fused_groups > 0) {
     out += fmt::format(
         "already fused by the runtime profile: {} groups (no change)\n",

@@ -5,29 +5,27 @@
 #include <numeric>
 
 #include "engine/report/text.h"
+#include "engine/report/text_table.h"
+#include "engine/report/units.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine {
 namespace {
 
-constexpr size_t kNameWidth = 40;
+using report::FormatDuration;
+using report::FormatShare;
+
 constexpr std::string_view kConventions =
     "times are per run (mean over the runs used); ratio = measured / "
     "predicted (> 1: slower than predicted); % of roof = roofline time "
     "(FLOPs / peak vs bytes / bandwidth, no efficiencies, no taxes) / measured";
-
-// Model text: control characters escaped, long names elided in the middle
-// (both ends kept: the block and the op, "/layer4...conv3/Conv").
-std::string Fit(const std::string& name, size_t width) {
-  return report::ElideMiddle(report::EscapeControl(name), width);
-}
 
 std::string Ratio(double r) {
   return std::isfinite(r) ? fmt::format("{:.2f}", r) : "-";
 }
 
 std::string Percent(double fraction) {
-  return std::isfinite(fraction) ? fmt::format("{:.1f}%", 100 * fraction) : "-";
+  return std::isfinite(fraction) ? report::FormatPercent(fraction) : "-";
 }
 
 // "lo-hi", or "-" when undefined.
@@ -36,24 +34,23 @@ std::string Range(double lo, double hi) {
   return fmt::format("{:.2f}-{:.2f}", lo, hi);
 }
 
-std::string Share(double part, double whole) {
-  return whole > 0 ? fmt::format("{:.1f}%", 100 * part / whole) : "-";
-}
-
 nlohmann::ordered_json Number(double x) {
   return std::isfinite(x) ? nlohmann::ordered_json(x)
                           : nlohmann::ordered_json(nullptr);
 }
 
-}  // namespace
-
-std::string FormatDuration(double seconds) {
-  if (!std::isfinite(seconds)) return "-";
-  double a = std::fabs(seconds);
-  if (a >= 1) return fmt::format("{:.3f} s", seconds);
-  if (a >= 1e-3) return fmt::format("{:.3f} ms", seconds * 1e3);
-  return fmt::format("{:.1f} us", seconds * 1e6);
+// A table of the comparison: `right` columns right-aligned, at most
+// `max_width` wide (names elided in the middle: "/layer4...conv3/Conv").
+report::TextTable Table(std::vector<std::string> headers,
+                        std::vector<bool> right, size_t max_width) {
+  report::TextTable t;
+  t.headers = std::move(headers);
+  t.right_align = std::move(right);
+  t.max_width = max_width;
+  return t;
 }
+
+}  // namespace
 
 std::string FormatComparison(const Analysis& analysis, const Comparison& c,
                              const ComparisonFormatOptions& options) {
@@ -63,7 +60,8 @@ std::string FormatComparison(const Analysis& analysis, const Comparison& c,
     out += '\n';
   };
   line(fmt::format("Predicted vs measured: {} ({} profile, {} run(s) averaged)",
-                   c.profile_path, c.profile_format, c.runs_used));
+                   report::EscapeControl(c.profile_path), c.profile_format,
+                   c.runs_used));
   line(fmt::format("  conventions: {}", kConventions));
   size_t matched_layers = 0;
   for (const MeasuredUnit& u : c.units) matched_layers += u.layers.size();
@@ -88,7 +86,7 @@ std::string FormatComparison(const Analysis& analysis, const Comparison& c,
       "  unmatched      {} measured node(s), {} ({} of measured node time); "
       "{} non-view layer(s) unmeasured, {} predicted",
       c.unmatched_nodes.size(), FormatDuration(c.unmatched_measured_s),
-      Share(c.unmatched_measured_s, c.measured_node_s),
+      FormatShare(c.unmatched_measured_s, c.measured_node_s),
       c.unmatched_layers.size(), FormatDuration(c.unmatched_predicted_s)));
   line(fmt::format(
       "  Spearman rank correlation of per-unit predicted vs measured times: {} "
@@ -107,9 +105,9 @@ std::string FormatComparison(const Analysis& analysis, const Comparison& c,
   line("");
   line(fmt::format("Layers by measured time (top {} of {} units)", shown,
                    order.size()));
-  line(fmt::format("  {:<{}} {:<18} {:>11} {:>11} {:>7} {:>8}  {}", "name",
-                   kNameWidth, "op", "predicted", "measured", "ratio", "% roof",
-                   "match"));
+  report::TextTable layers =
+      Table({"name", "op", "predicted", "measured", "ratio", "% roof", "match"},
+            {false, false, true, true, true, true, false}, options.max_width);
   double rest_pred = 0, rest_meas = 0;
   for (size_t i = 0; i < order.size(); ++i) {
     const MeasuredUnit& u = c.units[order[i]];
@@ -122,46 +120,45 @@ std::string FormatComparison(const Analysis& analysis, const Comparison& c,
     if (u.layers.size() > 1) {
       match += fmt::format(", {} layers fused", u.layers.size());
     }
-    line(fmt::format("  {:<{}} {:<18} {:>11} {:>11} {:>7} {:>8}  {}",
-                     Fit(u.name, kNameWidth), kNameWidth, Fit(u.op_type, 18),
-                     FormatDuration(u.predicted_s),
-                     FormatDuration(u.measured_s), Ratio(u.ratio),
-                     Percent(u.roof_fraction), match));
+    layers.rows.push_back({u.name, u.op_type, FormatDuration(u.predicted_s),
+                           FormatDuration(u.measured_s), Ratio(u.ratio),
+                           Percent(u.roof_fraction), match});
   }
   if (shown < order.size()) {
-    line(fmt::format("  {:<{}} {:<18} {:>11} {:>11} {:>7}",
-                     fmt::format("other ({} units)", order.size() - shown),
-                     kNameWidth, "", FormatDuration(rest_pred),
-                     FormatDuration(rest_meas),
-                     Ratio(rest_pred > 0 ? rest_meas / rest_pred : NAN)));
+    layers.rows.push_back(
+        {fmt::format("other ({} units)", order.size() - shown), "",
+         FormatDuration(rest_pred), FormatDuration(rest_meas),
+         Ratio(rest_pred > 0 ? rest_meas / rest_pred : NAN)});
   }
+  out += report::RenderText(layers, "  ");
 
   line("");
   line("Ratio measured / predicted by op type (quantiles over units)");
-  line(fmt::format("  {:<18} {:>5} {:>11} {:>11} {:>7} {:>13} {:>13}", "op",
-                   "units", "predicted", "measured", "median", "p25-p75",
-                   "min-max"));
+  report::TextTable ops = Table(
+      {"op", "units", "predicted", "measured", "median", "p25-p75", "min-max"},
+      {false, true, true, true, true, true, true}, options.max_width);
   for (const OpTypeRatios& op : c.by_op_type) {
-    line(fmt::format(
-        "  {:<18} {:>5} {:>11} {:>11} {:>7} {:>13} {:>13}", Fit(op.op_type, 18),
-        op.units, FormatDuration(op.predicted_s), FormatDuration(op.measured_s),
-        Ratio(op.median), Range(op.p25, op.p75), Range(op.min, op.max)));
+    ops.rows.push_back({op.op_type, fmt::format("{}", op.units),
+                        FormatDuration(op.predicted_s),
+                        FormatDuration(op.measured_s), Ratio(op.median),
+                        Range(op.p25, op.p75), Range(op.min, op.max)});
   }
+  out += report::RenderText(ops, "  ");
 
   line("");
   line(
       "Optimization targets (largest measured - roof time: the most an "
       "optimization could win)");
-  line(fmt::format("  {:<{}} {:<18} {:>11} {:>11} {:>8} {:>11}", "name",
-                   kNameWidth, "op", "measured", "roof", "% roof", "gap"));
+  report::TextTable targets =
+      Table({"name", "op", "measured", "roof", "% roof", "gap"},
+            {false, false, true, true, true, true}, options.max_width);
   for (int t : c.targets) {
     const MeasuredUnit& u = c.units[static_cast<size_t>(t)];
-    line(fmt::format("  {:<{}} {:<18} {:>11} {:>11} {:>8} {:>11}",
-                     Fit(u.name, kNameWidth), kNameWidth, Fit(u.op_type, 18),
-                     FormatDuration(u.measured_s), FormatDuration(u.roof_s),
-                     Percent(u.roof_fraction),
-                     FormatDuration(u.measured_s - u.roof_s)));
+    targets.rows.push_back({u.name, u.op_type, FormatDuration(u.measured_s),
+                            FormatDuration(u.roof_s), Percent(u.roof_fraction),
+                            FormatDuration(u.measured_s - u.roof_s)});
   }
+  out += report::RenderText(targets, "  ");
 
   if (!c.unmatched_nodes.empty()) {
     line("");
@@ -170,17 +167,21 @@ std::string FormatComparison(const Analysis& analysis, const Comparison& c,
                  static_cast<size_t>(std::max(0, options.unmatched_rows)));
     line(fmt::format("Unmatched measured nodes (top {} of {})", rows,
                      c.unmatched_nodes.size()));
+    report::TextTable unmatched =
+        Table({"name", "op", "measured", "share"}, {false, false, true, true},
+              options.max_width);
     for (size_t i = 0; i < rows; ++i) {
       const graph::MeasuredNode& n = c.unmatched_nodes[i];
-      line(fmt::format("  {:<{}} {:<18} {:>11} {:>7}", Fit(n.name, kNameWidth),
-                       kNameWidth, Fit(n.op_type, 18),
-                       FormatDuration(n.seconds),
-                       Share(n.seconds, c.measured_node_s)));
+      unmatched.rows.push_back({n.name, n.op_type, FormatDuration(n.seconds),
+                                FormatShare(n.seconds, c.measured_node_s)});
     }
+    out += report::RenderText(unmatched, "  ");
   }
   if (!c.warnings.empty()) {
     line("");
-    for (const std::string& w : c.warnings) line(fmt::format("warning: {}", w));
+    for (const std::string& w : c.warnings) {
+      line(fmt::format("warning: {}", report::EscapeControl(w)));
+    }
   }
   return out;
 }

@@ -15,6 +15,7 @@
 
 #include "engine/analysis.h"
 #include "engine/measured.h"
+#include "engine/report/text_table.h"
 #include "nlohmann/json.hpp"
 
 namespace ridgeline::engine {
@@ -22,10 +23,13 @@ namespace ridgeline::engine {
 struct ComparisonFormatOptions {
   int top = 25;             // layer rows (by measured time), rest summed
   int unmatched_rows = 10;  // unmatched measured nodes listed
+  // The widest table line; long names are elided in the middle.
+  size_t max_width = report::kMaxTableWidth;
 };
 
-// The fmt table: summary, layers, ratio per op type, optimization targets,
-// unmatched nodes and warnings.
+// The text: summary lines, then tables (report::TextTable) of the layers,
+// the ratio per op type, the optimization targets and the unmatched nodes,
+// and the warnings.
 std::string FormatComparison(const Analysis& analysis,
                              const Comparison& comparison,
                              const ComparisonFormatOptions& options);
@@ -44,9 +48,6 @@ nlohmann::ordered_json MeasuredLayerJson(const Comparison& comparison,
 // Spearman correlation, ratios per op type and optimization targets (keys
 // in alphabetical order).
 nlohmann::ordered_json MeasuredSummaryJson(const Comparison& comparison);
-
-// "1.23 ms", "45.6 us", "2.00 s": a duration with a readable unit.
-std::string FormatDuration(double seconds);
 
 }  // namespace ridgeline::engine
 

@@ -6,14 +6,11 @@
 #include <vector>
 
 #include "engine/report/text_table.h"
-#include "engine/what_if_format.h"
+#include "engine/report/units.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine {
 namespace {
-
-// The widest table line (names are elided in the middle to fit).
-constexpr size_t kMaxWidth = 160;
 
 std::string Ratio(double before, double after) {
   if (!(after > 0)) return "n/a";
@@ -55,16 +52,18 @@ std::string RenderQuantizeText(const QuantizeResult& result,
   table.headers = {"layer",   "op",    "bytes", "after",
                    "latency", "after", "saved", "bound"};
   table.right_align = {false, false, true, true, true, true, true, false};
-  table.max_width = kMaxWidth;
+  table.max_width = report::kMaxTableWidth;
   for (size_t i = 0; i < shown; ++i) {
     const QuantizedLayer& l = result.layers[order[i]];
-    table.rows.push_back({l.name, l.op_type, FormatBytes(l.bytes_before),
-                          FormatBytes(l.bytes), FormatTime(l.latency_before_s),
-                          FormatTime(l.latency_s), FormatTime(l.saved_s),
-                          l.bound_before == l.bound
-                              ? std::string(BoundName(l.bound))
-                              : fmt::format("{}->{}", BoundName(l.bound_before),
-                                            BoundName(l.bound))});
+    table.rows.push_back(
+        {l.name, l.op_type, report::FormatSi(l.bytes_before, "B"),
+         report::FormatSi(l.bytes, "B"),
+         report::FormatSeconds(l.latency_before_s),
+         report::FormatSeconds(l.latency_s), report::FormatSeconds(l.saved_s),
+         l.bound_before == l.bound
+             ? std::string(BoundName(l.bound))
+             : fmt::format("{}->{}", BoundName(l.bound_before),
+                           BoundName(l.bound))});
   }
   if (shown < order.size()) {
     double bytes_before = 0, bytes = 0, before = 0, after = 0;
@@ -77,43 +76,47 @@ std::string RenderQuantizeText(const QuantizeResult& result,
     }
     table.rows.push_back(
         {fmt::format("other ({} layers)", order.size() - shown), "",
-         FormatBytes(bytes_before), FormatBytes(bytes), FormatTime(before),
-         FormatTime(after), FormatTime(before - after), ""});
+         report::FormatSi(bytes_before, "B"), report::FormatSi(bytes, "B"),
+         report::FormatSeconds(before), report::FormatSeconds(after),
+         report::FormatSeconds(before - after), ""});
   }
   out += report::RenderText(table);
   out += fmt::format(
       "\nlatency         as stored {}  quantized {}  speed-up {} (dispatch "
       "tax included in both)\n",
-      FormatTime(result.latency_before_s), FormatTime(result.latency_s),
-      FormatSpeedup(result.speedup));
+      report::FormatSeconds(result.latency_before_s),
+      report::FormatSeconds(result.latency_s),
+      report::FormatSpeedup(result.speedup));
   out += fmt::format(
       "  roofline time  as stored {}  quantized {}  ({:.2f}x); taxes {} "
       "(per-layer + dispatch, unchanged)\n",
-      FormatTime(result.roof_before_s), FormatTime(result.roof_s),
+      report::FormatSeconds(result.roof_before_s),
+      report::FormatSeconds(result.roof_s),
       result.roof_s > 0 ? result.roof_before_s / result.roof_s : 0.0,
-      FormatTime(result.taxes_s));
+      report::FormatSeconds(result.taxes_s));
   out += fmt::format("model size      as stored {}  quantized {}  ({})\n",
-                     FormatBytes(result.model_bytes_before),
-                     FormatBytes(result.model_bytes),
+                     report::FormatSi(result.model_bytes_before, "B"),
+                     report::FormatSi(result.model_bytes, "B"),
                      Ratio(result.model_bytes_before, result.model_bytes));
   out += fmt::format(
       "weight traffic  as stored {}  quantized {}  ({}; summed over "
       "layers)\n",
-      FormatBytes(result.weight_traffic_before),
-      FormatBytes(result.weight_traffic),
+      report::FormatSi(result.weight_traffic_before, "B"),
+      report::FormatSi(result.weight_traffic, "B"),
       Ratio(result.weight_traffic_before, result.weight_traffic));
   if (result.kv_bytes_before > 0) {
     out += fmt::format(
         "KV-cache bytes  as stored {}  quantized {}  ({}; KV tensors read or "
         "written by layers)\n",
-        FormatBytes(result.kv_bytes_before), FormatBytes(result.kv_bytes),
+        report::FormatSi(result.kv_bytes_before, "B"),
+        report::FormatSi(result.kv_bytes, "B"),
         Ratio(result.kv_bytes_before, result.kv_bytes));
   }
   out += fmt::format(
       "fits in memory  as stored {}  quantized {}  (weights + peak "
       "activations vs {} capacity)\n",
       result.fits_before ? "yes" : "no", result.fits ? "yes" : "no",
-      FormatBytes(result.capacity_bytes));
+      report::FormatSi(result.capacity_bytes, "B"));
   return out;
 }
 

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/what_if_format.h"
+#include "engine/report/units.h"
 #include "fmt/format.h"
 #include "graph/fmt_absl.h"
 
@@ -196,25 +196,24 @@ absl::StatusOr<std::vector<WhatIfRow>> RunWhatIf(const graph::Graph& graph,
   return rows;
 }
 
-std::string RenderWhatIfText(const std::vector<WhatIfRow>& rows) {
-  size_t width = 8;
-  for (const WhatIfRow& row : rows)
-    width = std::max(width, row.scenario.size());
-  std::string out = fmt::format("{:<{}} {:>10} {:>9}\n", "scenario", width,
-                                "latency", "speed-up");
+report::TextTable WhatIfTable(const std::vector<WhatIfRow>& rows) {
+  report::TextTable table;
+  table.headers = {"scenario", "latency", "speed-up", "note"};
+  table.right_align = {false, true, true, false};
+  table.max_width = report::kMaxTableWidth;
   for (const WhatIfRow& row : rows) {
-    if (!row.available) {
-      out += fmt::format("{:<{}} {:>10} {:>9}  {}\n", row.scenario, width, "-",
-                         "-", row.note);
-      continue;
-    }
-    out += fmt::format("{:<{}} {:>10} {:>9}\n", row.scenario, width,
-                       FormatTime(row.latency_s), FormatSpeedup(row.speedup));
+    table.rows.push_back(
+        {row.scenario,
+         row.available ? report::FormatSeconds(row.latency_s) : "-",
+         row.available ? report::FormatSpeedup(row.speedup) : "-", row.note});
   }
-  out +=
-      "latency: whole model per inference, dispatch tax included; speed-up vs "
-      "as stored\n";
-  return out;
+  return table;
+}
+
+std::string RenderWhatIfText(const std::vector<WhatIfRow>& rows) {
+  return report::RenderText(WhatIfTable(rows)) +
+         "latency: whole model per inference, dispatch tax included; speed-up "
+         "vs as stored\n";
 }
 
 nlohmann::ordered_json WhatIfJson(const std::vector<WhatIfRow>& rows) {

@@ -15,6 +15,7 @@
 #include "engine/fusion.h"
 #include "engine/hardware.h"
 #include "engine/quantize.h"
+#include "engine/report/text_table.h"
 #include "graph/graph.h"
 #include "nlohmann/json.hpp"
 
@@ -51,7 +52,10 @@ absl::StatusOr<std::vector<WhatIfRow>> RunWhatIf(
     const graph::Graph& graph, const Hardware& hardware,
     const AnalyzeOptions& base, const WhatIfOptions& options = {});
 
-// scenario | latency | speed-up (| note), with the assumptions line.
+// scenario | latency | speed-up | note: the text table and the HTML page's.
+report::TextTable WhatIfTable(const std::vector<WhatIfRow>& rows);
+
+// The table as text, with the assumptions line.
 std::string RenderWhatIfText(const std::vector<WhatIfRow>& rows);
 
 // [{"activations","available","best","fuse","kv_cache","latency_s","note",

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/precision.h"
+#include "engine/report/text_table.h"
 #include "engine/report/units.h"
 #include "engine/timing.h"
 #include "fmt/format.h"
@@ -229,15 +230,16 @@ std::string FormatWholeModelComparison(
       {"MFU", &Column::mfu},         {"FLOPs", &Column::flops},
       {"bytes", &Column::bytes},     {"fixed overhead", &Column::overhead},
   };
-  size_t label_width = 0;
-  for (const auto& [label, field] : rows) {
-    label_width = std::max(label_width, label.size());
-  }
-  std::vector<size_t> widths;
+  report::TextTable table;
+  table.headers = {""};
+  table.right_align = {false};
   for (const Column& c : columns) {
-    size_t w = c.title.size();
-    for (const auto& [label, field] : rows) w = std::max(w, (c.*field).size());
-    widths.push_back(w);
+    table.headers.push_back(c.title);
+    table.right_align.push_back(true);
+  }
+  for (const auto& [label, field] : rows) {
+    table.rows.push_back({label});
+    for (const Column& c : columns) table.rows.back().push_back(c.*field);
   }
 
   std::string out = fmt::format(
@@ -246,18 +248,7 @@ std::string FormatWholeModelComparison(
       analysis.batch, analysis.hardware.name, a.peak_precision,
       FormatSi(a.peak_flops_per_s, "FLOP/s"),
       FormatSi(a.memory_bandwidth_bytes_per_s, "B/s"), a.compute_efficiency);
-  out += fmt::format("  {:<{}}", "", label_width);
-  for (size_t i = 0; i < columns.size(); ++i) {
-    out += fmt::format("  {:>{}}", columns[i].title, widths[i]);
-  }
-  out += "\n";
-  for (const auto& [label, field] : rows) {
-    out += fmt::format("  {:<{}}", label, label_width);
-    for (size_t i = 0; i < columns.size(); ++i) {
-      out += fmt::format("  {:>{}}", columns[i].*field, widths[i]);
-    }
-    out += "\n";
-  }
+  out += report::RenderText(table, "  ");
   out +=
       "  Layer-level >= lumped: a sum of per-layer maxima is never below the "
       "max of the sums\n"

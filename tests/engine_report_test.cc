@@ -1,6 +1,8 @@
 // Report writers on the toy analysis (tests/engine_test_util.h): the JSON
 // schema of engine/report/JSON_SCHEMA.md, CSV rows, table and Markdown
 // sections, and the unit formatting.
+#include <cmath>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -8,6 +10,7 @@
 #include "engine/report/json.h"
 #include "engine/report/report.h"
 #include "engine/report/sections.h"
+#include "engine/report/text_table.h"
 #include "engine/report/units.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -52,6 +55,41 @@ TEST(UnitsTest, HumanUnits) {
   EXPECT_EQ(FormatNumber(72.8), "72.8");
   EXPECT_EQ(FormatNumber(1843.2), "1843");
   EXPECT_EQ(FormatPercent(0.1234), "12.3%");
+}
+
+// The formatters the what-if, measured and fit tables used to keep apart
+// (what_if_format, measured_report's FormatDuration, fit's "ms").
+TEST(UnitsTest, OneModuleForEveryTable) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::nan("");
+  EXPECT_EQ(FormatSi(inf, "B"), "n/a");
+  EXPECT_EQ(FormatSi(nan, "FLOP"), "n/a");
+  EXPECT_EQ(FormatSeconds(-inf), "n/a");
+  EXPECT_EQ(FormatSpeedup(1.234), "1.23x");
+  EXPECT_EQ(FormatSpeedup(nan), "n/a");
+  EXPECT_EQ(FormatDuration(2.5), "2.500 s");
+  EXPECT_EQ(FormatDuration(0.0012), "1.200 ms");
+  EXPECT_EQ(FormatDuration(4.5e-5), "45.0 us");
+  EXPECT_EQ(FormatDuration(nan), "-");
+  EXPECT_EQ(FormatMilliseconds(2.5e-5), "0.025 ms");
+  EXPECT_EQ(FormatMilliseconds(1.5), "1500.000 ms");
+  EXPECT_EQ(FormatShare(1, 4), "25.0%");
+  EXPECT_EQ(FormatShare(1, 0), "-");
+  EXPECT_EQ(FormatShare(1, 40000), "0.00250%");
+}
+
+TEST(TextTableTest, ItemsPadLabelsToOneColumn) {
+  const Items items = {{"latency", "1.00 ms"}, {"bound", "memory"}};
+  // "latency" is 7 wide: "bound" gets 2 spaces of padding, then 2 apart.
+  EXPECT_EQ(RenderItems(items, "  "),
+            "  latency  1.00 ms\n"
+            "  bound    memory\n");
+  // At least min_width: values of several blocks line up.
+  EXPECT_EQ(RenderItems({{"a", "1"}}, "", 4), "a     1\n");
+  // Model text is escaped; an empty value leaves no trailing spaces.
+  EXPECT_EQ(RenderItems({{"x\x1b[2J", ""}, {"y", "2"}}, ""),
+            "x\\x1b[2J\n"
+            "y         2\n");
 }
 
 TEST(ReportTest, RidgePoints) {

@@ -23,6 +23,7 @@ namespace {
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::UnorderedElementsAre;
 
 std::string Source(const std::string& path) {
@@ -231,6 +232,41 @@ TEST(ProfileMatchTest, UnknownNamesWarnNeverFail) {
               HasSubstr("Unmatched measured"));
   EXPECT_TRUE(MeasuredSummaryJson(*c)["spearman"].is_null());
   EXPECT_TRUE(MeasuredLayerJson(*c, 0)["measured_s"].is_null());
+}
+
+// The comparison's tables are report::TextTables: a long exported name is
+// elided in the middle to the width asked for (its distinguishing tail
+// kept), and model text is escaped.
+TEST(ProfileMatchTest, TablesFitTheWidthAndEscapeNames) {
+  Loaded m = Load("small_cnn.onnx");
+  graph::MeasuredProfile p;
+  p.path = "other_model.json";
+  p.source_format = graph::kOnnxRuntimeProfileFormat;
+  p.runs_used = 1;
+  const std::string name = "/model/decoder" + std::string(150, 'x') +
+                           "\x1b[2J/layers.11/attn/MatMul";
+  p.nodes = {{.name = name, .op_type = "MatMul", .seconds = 1e-3, .count = 1}};
+  MatchOptions options;
+  options.match_by_order = false;
+  auto c = CompareWithProfile(m.graph, m.analysis, p, options);
+  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_EQ(c->unmatched_nodes.size(), 1u);
+  const std::string text = FormatComparison(m.analysis, *c, {.max_width = 80});
+  const size_t table = text.find("Unmatched measured nodes");
+  ASSERT_NE(table, std::string::npos) << text;
+  // Title, header, rule, the node: each line at most 80 columns.
+  size_t begin = table;
+  for (int line = 0; line < 4; ++line) {
+    const size_t end = text.find('\n', begin);
+    ASSERT_NE(end, std::string::npos);
+    EXPECT_LE(end - begin, 80u) << text.substr(begin, end - begin);
+    begin = end + 1;
+  }
+  EXPECT_THAT(text, HasSubstr("...xxx"));
+  EXPECT_THAT(text, HasSubstr("\\x1b[2J/layers.11/attn/MatMul"));
+  EXPECT_THAT(text, Not(HasSubstr("\x1b")));
+  // The node's share of measured node time: all of it.
+  EXPECT_THAT(text, HasSubstr("1.000 ms  100.0%"));
 }
 
 TEST(ProfileMatchTest, AnalysisOfAnotherGraphIsAnError) {

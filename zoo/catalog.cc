@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/str_join.h"
+#include "engine/report/text_table.h"
 #include "engine/report/units.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
@@ -214,28 +215,19 @@ engine::WholeModelOptions MlsysimOptions(
 }
 
 std::string FormatModelList(const std::vector<ModelEntry>& catalog) {
-  std::vector<std::vector<std::string>> rows = {
-      {"name", "params", "default dims", "description"}};
+  engine::report::TextTable table;
+  table.headers = {"name", "params", "default dims", "description"};
+  table.right_align = {false, true, false, false};
   for (const ModelEntry& e : catalog) {
     std::vector<std::string> dims;
     for (const auto& [k, v] : e.default_dims) {
       dims.push_back(fmt::format("{}={}", k, v));
     }
-    rows.push_back({e.name,
-                    engine::report::FormatSi(static_cast<double>(e.params), ""),
-                    absl::StrJoin(dims, " "), e.description});
+    table.rows.push_back(
+        {e.name, engine::report::FormatSi(static_cast<double>(e.params), ""),
+         absl::StrJoin(dims, " "), e.description});
   }
-  std::vector<size_t> widths(4, 0);
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size(); ++i) {
-      widths[i] = std::max(widths[i], row[i].size());
-    }
-  }
-  std::string out;
-  for (const auto& row : rows) {
-    out += fmt::format("{:<{}}  {:>{}}  {:<{}}  {}\n", row[0], widths[0],
-                       row[1], widths[1], row[2], widths[2], row[3]);
-  }
+  std::string out = engine::report::RenderText(table);
   out += fmt::format(
       "{} models; params are the elements of each graph's initializers. "
       "Analyze one with --zoo NAME; --batch N / --dim NAME=VALUE rebind its "

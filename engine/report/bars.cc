@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/report/svg_writer.h"
+#include "engine/report/text.h"
 #include "engine/report/units.h"
 #include "fmt/format.h"
 
@@ -29,17 +30,11 @@ std::string RootAttributes(std::string_view cls) {
          Attr("font-size", "12") + Attr("fill", "#222");
 }
 
-// `text` cut to about `max_px` pixels of 12 px text, with an ellipsis.
+// `text` in about `max_px` pixels of 12 px text, elided in the middle as
+// the text tables elide (at least 8 characters are kept).
 std::string Fit(std::string_view text, double max_px) {
-  const size_t max_chars =
-      static_cast<size_t>(std::max(1.0, max_px / kCharWidthPx));
-  if (text.size() <= max_chars) return std::string(text);
-  // Cut on a UTF-8 boundary.
-  size_t cut = max_chars > 1 ? max_chars - 1 : 1;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) {
-    --cut;
-  }
-  return std::string(text.substr(0, cut)) + "…";
+  return ElideMiddle(text,
+                     static_cast<size_t>(std::max(8.0, max_px / kCharWidthPx)));
 }
 
 double Total(const StackedBar& bar) {

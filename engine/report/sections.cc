@@ -13,10 +13,6 @@ namespace {
 
 using graph::ListSome;
 
-std::string Share(double part, double whole) {
-  return whole > 0 ? FormatPercent(part / whole) : "-";
-}
-
 std::string Overrides(const absl::flat_hash_map<std::string, double>& by_op) {
   std::map<std::string, double> sorted(by_op.begin(), by_op.end());
   std::string out;
@@ -52,7 +48,7 @@ Items SummaryItems(const Analysis& a) {
                                  FormatSeconds(s.latency_s), s.kernels,
                                  FormatSeconds(s.latency_s - as.dispatch_tax_s),
                                  FormatSeconds(as.dispatch_tax_s),
-                                 Share(s.overhead_s, s.latency_s)));
+                                 FormatShare(s.overhead_s, s.latency_s)));
   items.emplace_back("throughput",
                      fmt::format("{} samples/s (batch {} / latency)",
                                  FormatNumber(s.throughput_per_s), a.batch));
@@ -83,7 +79,7 @@ Items SummaryItems(const Analysis& a) {
       "bound", s.bound == Bound::kNone
                    ? "none"
                    : fmt::format("{} ({} of layer time)", BoundName(s.bound),
-                                 Share(bound_time, layer_time)));
+                                 FormatShare(bound_time, layer_time)));
   items.emplace_back(
       "layers",
       fmt::format("{} non-view ({} on the host: shape arithmetic), {} "
@@ -128,7 +124,7 @@ Items SummaryItems(const Analysis& a) {
     items.emplace_back("collectives",
                        fmt::format("{} layers, {} of the latency ({})",
                                    p.collectives, FormatSeconds(p.collective_s),
-                                   Share(p.collective_s, s.latency_s)));
+                                   FormatShare(p.collective_s, s.latency_s)));
     items.emplace_back("LM head", p.lm_head);
     items.emplace_back(
         "weights per GPU",
@@ -176,19 +172,20 @@ Items RooflineItems(const Analysis& a) {
       "memory-bound layers",
       fmt::format("{} ({}, {} of layer time)", s.memory_bound_layers,
                   FormatSeconds(s.memory_bound_time_s),
-                  Share(s.memory_bound_time_s, layer_time)));
+                  FormatShare(s.memory_bound_time_s, layer_time)));
   items.emplace_back(
       "compute-bound layers",
       fmt::format("{} ({}, {} of layer time)", s.compute_bound_layers,
                   FormatSeconds(s.compute_bound_time_s),
-                  Share(s.compute_bound_time_s, layer_time)));
-  items.emplace_back("overhead-dominated",
-                     fmt::format("{} of these layers ({}, {} of layer time; "
-                                 "fixed kernel cost, launch or tax exceeds "
-                                 "both roofline terms)",
-                                 s.overhead_bound_layers,
-                                 FormatSeconds(s.overhead_bound_time_s),
-                                 Share(s.overhead_bound_time_s, layer_time)));
+                  FormatShare(s.compute_bound_time_s, layer_time)));
+  items.emplace_back(
+      "overhead-dominated",
+      fmt::format("{} of these layers ({}, {} of layer time; "
+                  "fixed kernel cost, launch or tax exceeds "
+                  "both roofline terms)",
+                  s.overhead_bound_layers,
+                  FormatSeconds(s.overhead_bound_time_s),
+                  FormatShare(s.overhead_bound_time_s, layer_time)));
   return items;
 }
 

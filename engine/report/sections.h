@@ -9,10 +9,9 @@
 #include <vector>
 
 #include "engine/analysis.h"
+#include "engine/report/text_table.h"
 
 namespace ridgeline::engine::report {
-
-using Items = std::vector<std::pair<std::string, std::string>>;
 
 // Latency, throughput, FLOPs, bytes, intensity, MFU, bound, parameters,
 // weight and activation memory, fit.

@@ -7,66 +7,83 @@
 namespace ridgeline::engine::report {
 
 std::string FormatServe(const ServeResult& r) {
+  // Labels padded to one width, so every value starts in one column.
+  constexpr size_t kLabelWidth = 34;
+  constexpr size_t kNestedWidth = kLabelWidth - 2;
   std::string out = fmt::format(
       "Serving: prompt {} tokens, generate {} tokens, concurrency {}\n",
       r.prompt, r.generate, r.concurrency);
-  auto row = [&out](std::string_view label, const std::string& value) {
-    out += fmt::format("  {:<34} {}\n", label, value);
-  };
-  row("time to first token (prefill)", FormatSeconds(r.ttft_s));
-  row("time per output token (mean)", FormatSeconds(r.tpot_s));
-  row("request latency (TTFT + decode)", FormatSeconds(r.request_latency_s));
-  row("output tokens/s per request", FormatNumber(r.output_tokens_per_s));
-  row("output tokens/s aggregate",
-      FormatNumber(r.aggregate_output_tokens_per_s));
-  row("KV cache per token",
-      fmt::format("{} ({} layers)", FormatSi(r.kv.bytes_per_token, "B"),
-                  r.kv.layers));
+  out += RenderItems(
+      {{"time to first token (prefill)", FormatSeconds(r.ttft_s)},
+       {"time per output token (mean)", FormatSeconds(r.tpot_s)},
+       {"request latency (TTFT + decode)", FormatSeconds(r.request_latency_s)},
+       {"output tokens/s per request", FormatNumber(r.output_tokens_per_s)},
+       {"output tokens/s aggregate",
+        FormatNumber(r.aggregate_output_tokens_per_s)},
+       {"KV cache per token",
+        fmt::format("{} ({} layers)", FormatSi(r.kv.bytes_per_token, "B"),
+                    r.kv.layers)}},
+      "  ", kLabelWidth);
   // At most 9 rows here (every analyzed step is in the JSON).
   const size_t n = r.tpot_by_context.size();
   const size_t stride = n > 9 ? (n + 7) / 8 : 1;
   out +=
       "  TPOT by context (tokens in the cache; json lists every analyzed "
       "step):\n";
+  TextTable steps;
+  steps.headers = {"context", "TPOT"};
+  steps.right_align = {true, true};
   for (size_t i = 0; i < n; ++i) {
     if (i % stride != 0 && i + 1 != n) continue;
     const ServeStep& s = r.tpot_by_context[i];
-    out += fmt::format("    {:>8}  {}\n", s.context, FormatSeconds(s.tpot_s));
+    steps.rows.push_back(
+        {fmt::format("{}", s.context), FormatSeconds(s.tpot_s)});
   }
+  out += RenderText(steps, "    ");
   const ServeMemory& m = r.memory;
   out += "  Memory:\n";
-  row("  weights", FormatSi(m.weight_bytes, "B"));
-  row("  KV cache at prompt + generate", FormatSi(m.kv_cache_bytes, "B"));
-  row("  peak activations (prefill)", FormatSi(m.activation_bytes, "B"));
-  row("  runtime reserve (10% of device)", FormatSi(m.reserve_bytes, "B"));
-  row("  total / device",
-      fmt::format("{} / {} ({})", FormatSi(m.total_bytes, "B"),
-                  FormatSi(m.capacity_bytes, "B"),
-                  m.fits ? "fits" : "does NOT fit"));
-  row("max concurrency that fits", fmt::format("{}", r.max_concurrency));
+  out += RenderItems(
+      {{"weights", FormatSi(m.weight_bytes, "B")},
+       {"KV cache at prompt + generate", FormatSi(m.kv_cache_bytes, "B")},
+       {"peak activations (prefill)", FormatSi(m.activation_bytes, "B")},
+       {"runtime reserve (10% of device)", FormatSi(m.reserve_bytes, "B")},
+       {"total / device",
+        fmt::format("{} / {} ({})", FormatSi(m.total_bytes, "B"),
+                    FormatSi(m.capacity_bytes, "B"),
+                    m.fits ? "fits" : "does NOT fit")}},
+      "    ", kNestedWidth);
+  out += RenderItems(
+      {{"max concurrency that fits", fmt::format("{}", r.max_concurrency)}},
+      "  ", kLabelWidth);
   const ServeEnergy& e = r.energy;
   out += fmt::format(
       "  Energy (each GPU at TDP x (0.3 + 0.7 x MFU), mlsysim's power "
       "model):\n");
+  Items energy;
   if (e.tdp_w > 0) {
-    row("  energy per output token",
-        fmt::format("{:.4g} J (prefill {:.4g} J + decode {:.4g} J over {} "
-                    "tokens)",
-                    e.joules_per_token, e.prefill_j, e.decode_j,
-                    r.concurrency * r.generate));
-    row("  mean power per GPU",
-        fmt::format("{:.4g} W of {:.4g} W TDP ({} GPU{})", e.mean_power_w,
-                    e.tdp_w, r.gpus, r.gpus == 1 ? "" : "s"));
+    energy.push_back(
+        {"energy per output token",
+         fmt::format("{:.4g} J (prefill {:.4g} J + decode {:.4g} J over {} "
+                     "tokens)",
+                     e.joules_per_token, e.prefill_j, e.decode_j,
+                     r.concurrency * r.generate)});
+    energy.push_back(
+        {"mean power per GPU",
+         fmt::format("{:.4g} W of {:.4g} W TDP ({} GPU{})", e.mean_power_w,
+                     e.tdp_w, r.gpus, r.gpus == 1 ? "" : "s")});
   } else {
-    row("  energy per output token", "n/a: the hardware file gives no tdp_w");
+    energy.push_back(
+        {"energy per output token", "n/a: the hardware file gives no tdp_w"});
   }
   if (e.usd_per_gpu_hour) {
-    row("  cost per million output tokens",
-        fmt::format("{:.4g} USD ({} GPU{} x {:.4g} USD/h x request latency "
-                    "/ tokens)",
-                    e.usd_per_million_tokens, r.gpus, r.gpus == 1 ? "" : "s",
-                    *e.usd_per_gpu_hour));
+    energy.push_back(
+        {"cost per million output tokens",
+         fmt::format("{:.4g} USD ({} GPU{} x {:.4g} USD/h x request latency "
+                     "/ tokens)",
+                     e.usd_per_million_tokens, r.gpus, r.gpus == 1 ? "" : "s",
+                     *e.usd_per_gpu_hour)});
   }
+  out += RenderItems(energy, "    ", kNestedWidth);
   return out;
 }
 

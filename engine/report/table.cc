@@ -14,14 +14,7 @@ namespace ridgeline::engine::report {
 namespace {
 
 void WriteItems(std::string_view title, const Items& items, std::ostream& out) {
-  size_t width = 0;
-  for (const auto& [label, value] : items)
-    width = std::max(width, label.size());
-  fmt::print(out, "\n{}\n", title);
-  for (const auto& [label, value] : items) {
-    fmt::print(out, "  {:<{}}  {}\n", EscapeControl(label), width,
-               EscapeControl(value));
-  }
+  fmt::print(out, "\n{}\n{}", title, RenderItems(items, "  "));
 }
 
 }  // namespace

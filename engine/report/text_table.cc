@@ -107,6 +107,22 @@ std::string RenderText(const TextTable& table, std::string_view indent) {
   return out;
 }
 
+std::string RenderItems(const Items& items, std::string_view indent,
+                        size_t min_width) {
+  size_t width = min_width;
+  for (const auto& [label, value] : items) {
+    width = std::max(width, DisplayWidth(EscapeControl(label)));
+  }
+  std::string out;
+  for (const auto& [label, value] : items) {
+    out += TrimRight(fmt::format("{}{}  {}", indent,
+                                 Pad(EscapeControl(label), width, false),
+                                 EscapeControl(value)));
+    out += '\n';
+  }
+  return out;
+}
+
 std::string RenderMarkdown(const TextTable& table) {
   auto escape = [](const std::string& s) {
     std::string out;

@@ -4,11 +4,17 @@
 #ifndef RIDGELINE_ENGINE_REPORT_TEXT_TABLE_H_
 #define RIDGELINE_ENGINE_REPORT_TEXT_TABLE_H_
 
+#include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace ridgeline::engine::report {
+
+// The widest table line when the output is not a terminal (the CLI passes
+// the terminal's width when it is one).
+inline constexpr size_t kMaxTableWidth = 160;
 
 struct TextTable {
   std::vector<std::string> headers;
@@ -23,6 +29,15 @@ struct TextTable {
 // Columns padded with spaces, two spaces apart, a dashed line under the
 // header. Each line ends with '\n'; trailing spaces are trimmed.
 std::string RenderText(const TextTable& table, std::string_view indent = "");
+
+// Labelled lines, {label, value with its unit}: the report's summary,
+// roofline and assumptions, the serving report.
+using Items = std::vector<std::pair<std::string, std::string>>;
+
+// One line per item: indent, the label padded to the widest label (at least
+// `min_width`), two spaces, the value; control characters escaped.
+std::string RenderItems(const Items& items, std::string_view indent,
+                        size_t min_width = 0);
 
 // A GitHub-flavoured Markdown table ('|' in cells escaped).
 std::string RenderMarkdown(const TextTable& table);

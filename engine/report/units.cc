@@ -17,10 +17,8 @@ std::string ThreeDigits(double x) {
 }  // namespace
 
 std::string FormatSi(double value, std::string_view unit) {
-  if (value == 0 || !std::isfinite(value)) {
-    return fmt::format("{} {}", value == 0 ? "0" : fmt::format("{}", value),
-                       unit);
-  }
+  if (!std::isfinite(value)) return "n/a";
+  if (value == 0) return fmt::format("0 {}", unit);
   static constexpr const char* kPrefixes[] = {"", "k", "M", "G", "T", "P", "E"};
   const double magnitude = std::fabs(value);
   int p = 0;
@@ -35,12 +33,30 @@ std::string FormatSi(double value, std::string_view unit) {
 }
 
 std::string FormatSeconds(double seconds) {
+  if (!std::isfinite(seconds)) return "n/a";
   if (seconds == 0) return "0 s";
   const double m = std::fabs(seconds);
   if (m >= 0.9995) return fmt::format("{} s", ThreeDigits(seconds));
   if (m >= 0.9995e-3) return fmt::format("{} ms", ThreeDigits(seconds * 1e3));
   if (m >= 0.9995e-6) return fmt::format("{} us", ThreeDigits(seconds * 1e6));
   return fmt::format("{} ns", FormatNumber(seconds * 1e9));
+}
+
+std::string FormatDuration(double seconds) {
+  if (!std::isfinite(seconds)) return "-";
+  const double a = std::fabs(seconds);
+  if (a >= 1) return fmt::format("{:.3f} s", seconds);
+  if (a >= 1e-3) return fmt::format("{:.3f} ms", seconds * 1e3);
+  return fmt::format("{:.1f} us", seconds * 1e6);
+}
+
+std::string FormatMilliseconds(double seconds) {
+  return fmt::format("{:.3f} ms", seconds * 1e3);
+}
+
+std::string FormatSpeedup(double speedup) {
+  if (!std::isfinite(speedup)) return "n/a";
+  return fmt::format("{:.2f}x", speedup);
 }
 
 std::string FormatNumber(double value) {
@@ -62,6 +78,10 @@ std::string FormatPercent(double fraction) {
     return FormatNumber(percent) + "%";
   }
   return fmt::format("{:.1f}%", percent);
+}
+
+std::string FormatShare(double part, double whole) {
+  return whole > 0 ? FormatPercent(part / whole) : "-";
 }
 
 }  // namespace ridgeline::engine::report

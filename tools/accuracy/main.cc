@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/rank_stats.h"
+#include "engine/report/text_table.h"
 #include "fmt/format.h"
 #include "fmt/ostream.h"
 #include "nlohmann/json.hpp"
@@ -107,13 +108,12 @@ int main(int argc, char** argv) {
   }
 
   std::vector<double> gated, other;
-  if (markdown) {
-    fmt::print(
-        "| id | device | runtime | metric | measured | predicted | error |\n"
-        "|---|---|---|---|---|---|---|\n");
-  } else {
-    fmt::print("{:<44} {:<14} {:<13} {:<16} {:>14} {:>14} {:>8}\n", "id",
-               "device", "runtime", "metric", "measured", "predicted", "error");
+  ridgeline::engine::report::TextTable table;
+  table.headers = {"id",       "device",    "runtime", "metric",
+                   "measured", "predicted", "error"};
+  // Markdown keeps its columns unaligned (the README's table).
+  if (!markdown) {
+    table.right_align = {false, false, false, false, true, true, true};
   }
   for (const Row& r : rows) {
     const bool own_runtime = r.runtime.rfind("other:", 0) != 0;
@@ -160,18 +160,13 @@ int main(int argc, char** argv) {
     const double error = predicted / r.measured - 1;
     (own_runtime ? gated : other).push_back(std::abs(error));
     const std::string runtime = own_runtime ? r.runtime : r.runtime + "*";
-    if (markdown) {
-      fmt::print("| {} | {} | {} | {} | {:.4g} {} | {:.4g} {} | {:+.1f}% |\n",
-                 r.id, r.hw, runtime, r.metric, r.measured, r.unit, predicted,
-                 r.unit, 100 * error);
-    } else {
-      fmt::print(
-          "{:<44} {:<14} {:<13} {:<16} {:>10.4g} {:<3} {:>10.4g} {:<3} "
-          "{:>+7.1f}%\n",
-          r.id, r.hw, runtime, r.metric, r.measured, r.unit, predicted, r.unit,
-          100 * error);
-    }
+    table.rows.push_back({r.id, r.hw, runtime, r.metric,
+                          fmt::format("{:.4g} {}", r.measured, r.unit),
+                          fmt::format("{:.4g} {}", predicted, r.unit),
+                          fmt::format("{:+.1f}%", 100 * error)});
   }
+  fmt::print("{}", markdown ? ridgeline::engine::report::RenderMarkdown(table)
+                            : ridgeline::engine::report::RenderText(table));
   auto stats = [](const std::vector<double>& v) {
     return v.empty()
                ? std::string("none")

@@ -8,7 +8,7 @@
 #include "engine/parallel/sharding.h"
 #include "engine/report/html.h"
 #include "engine/report/svg.h"
-#include "engine/what_if_format.h"
+#include "engine/report/units.h"
 #include "engine/whole_model.h"
 #include "fmt/format.h"
 #include "graph/fmt_absl.h"
@@ -59,7 +59,7 @@ absl::StatusOr<engine::report::ComparisonTable> WholeModelTable(
                "(FLOP/B)",
                "MFU"};
   const engine::Summary& s = ctx.analysis.summary;
-  t.rows.push_back({"layer-level", engine::FormatTime(s.latency_s),
+  t.rows.push_back({"layer-level", engine::report::FormatSeconds(s.latency_s),
                     fmt::format("{:.4g}", s.throughput_per_s), "", "", ""});
   std::vector<engine::WholeModelOptions> methods(1);  // lumped
   if (ctx.options->mlsysim) methods.push_back(EstimateOptions(ctx));
@@ -68,7 +68,7 @@ absl::StatusOr<engine::report::ComparisonTable> WholeModelTable(
         engine::WholeModel(ctx.analysis, m);
     if (!r.ok()) return r.status();
     t.rows.push_back({std::string(engine::WholeModelMethodName(r->method)),
-                      engine::FormatTime(r->latency_s),
+                      engine::report::FormatSeconds(r->latency_s),
                       fmt::format("{:.4g}", r->throughput_per_s),
                       std::string(engine::BoundName(r->bound)),
                       fmt::format("{:.3g}", r->intensity),

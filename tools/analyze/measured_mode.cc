@@ -62,8 +62,9 @@ absl::StatusOr<std::string> Fit(const RunContext& ctx,
 absl::StatusOr<std::string> MeasuredText(const RunContext& ctx) {
   absl::StatusOr<engine::Comparison> c = Compare(ctx);
   if (!c.ok()) return c.status();
-  std::string text = engine::FormatComparison(ctx.analysis, *c,
-                                              {.top = ctx.options->report.top});
+  std::string text = engine::FormatComparison(
+      ctx.analysis, *c,
+      {.top = ctx.options->report.top, .max_width = ctx.options->report.width});
   if (ctx.options->fit) {
     absl::StatusOr<std::string> fit = Fit(ctx, *c);
     if (!fit.ok()) return fit.status();

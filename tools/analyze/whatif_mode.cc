@@ -9,8 +9,8 @@
 #include "engine/fusion_report.h"
 #include "engine/quantize.h"
 #include "engine/quantize_report.h"
+#include "engine/report/units.h"
 #include "engine/what_if.h"
-#include "engine/what_if_format.h"
 #include "fmt/format.h"
 #include "tools/analyze/modes.h"
 
@@ -150,15 +150,11 @@ absl::Status AddWhatIfHtml(const RunContext& ctx,
     page->before_after.push_back(std::move(chart));
   }
   if (r->what_if) {
+    engine::report::TextTable table = engine::WhatIfTable(*r->what_if);
     engine::report::ComparisonTable t;
     t.title = "What-if";
-    t.columns = {"scenario", "latency", "speed-up", "note"};
-    for (const engine::WhatIfRow& row : *r->what_if) {
-      t.rows.push_back(
-          {row.scenario,
-           row.available ? engine::FormatTime(row.latency_s) : "-",
-           row.available ? engine::FormatSpeedup(row.speedup) : "-", row.note});
-    }
+    t.columns = std::move(table.headers);
+    t.rows = std::move(table.rows);
     page->comparisons.push_back(std::move(t));
   }
   return absl::OkStatus();

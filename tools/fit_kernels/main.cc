@@ -13,6 +13,7 @@
 
 #include "engine/hardware.h"
 #include "engine/kernel_fit.h"
+#include "engine/report/text_table.h"
 #include "fmt/format.h"
 #include "fmt/ostream.h"
 #include "graph/fmt_absl.h"
@@ -55,16 +56,21 @@ int main(int argc, char** argv) {
         engine::FitKernelModel(rows, *hw);
     if (!fit.ok()) return Fail(MessageOf(fit.status()));
     fmt::print("{} ({} rows)\n", hw->name, rows.size());
-    fmt::print("  {:<32} {:>11} {:>11} {:>7} {:>11} {:>7}\n", "kernel",
-               "measured", "fit", "error", "LOO pred", "LOO err");
+    engine::report::TextTable table;
+    table.headers = {"kernel", "measured", "fit",
+                     "error",  "LOO pred", "LOO err"};
+    table.right_align = {false, true, true, true, true, true};
+    auto us = [](double s) { return fmt::format("{:.2f} us", s * 1e6); };
+    auto error = [](double predicted, double measured) {
+      return fmt::format("{:+.1f}%", 100 * (predicted / measured - 1));
+    };
     for (const engine::KernelFitRow& r : fit->rows) {
-      fmt::print(
-          "  {:<32} {:>8.2f} us {:>8.2f} us {:>+6.1f}% {:>8.2f} us "
-          "{:>+6.1f}%\n",
-          r.id, r.measured_s * 1e6, r.predicted_s * 1e6,
-          100 * (r.predicted_s / r.measured_s - 1), r.loo_predicted_s * 1e6,
-          100 * (r.loo_predicted_s / r.measured_s - 1));
+      table.rows.push_back({r.id, us(r.measured_s), us(r.predicted_s),
+                            error(r.predicted_s, r.measured_s),
+                            us(r.loo_predicted_s),
+                            error(r.loo_predicted_s, r.measured_s)});
     }
+    fmt::print("{}", engine::report::RenderText(table, "  "));
     fmt::print(
         "  |error| median {:.1f}%, max {:.1f}%; leave-one-out median {:.1f}%, "
         "max {:.1f}%\n",
