@@ -1,6 +1,9 @@
 #include "importers/shapes/onnx_fallback.h"
 
+#include <dlfcn.h>
+
 #include <exception>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -157,6 +160,50 @@ class NodeInferenceContext final : public onnx::InferenceContext {
   NoSubgraphInferencer no_subgraphs_;
 };
 
+// libonnx is opened at the first node that needs its inference (most models
+// never do), not linked: linked, every start of analyze paid its loading,
+// relocation and static initializers (bench/README.md, "Whole process").
+// The one symbol looked up is OpSchemaRegistry::map(), the registry's table
+// (built on its first call); a schema's inference function is reached through
+// the schema. `schemas` is null, with the reason, if it cannot be found.
+struct OnnxLibrary {
+  onnx::OpName_Domain_Version_Schema_Map* schemas = nullptr;
+  std::string error;
+};
+
+const OnnxLibrary& Onnx() {
+  static const OnnxLibrary* const library = [] {
+    auto* lib = new OnnxLibrary;
+    void* handle = dlopen(RIDGELINE_LIBONNX, RTLD_NOW | RTLD_LOCAL);
+    void* map = handle == nullptr
+                    ? nullptr
+                    : dlsym(handle, "_ZN4onnx16OpSchemaRegistry3mapB5cxx11Ev");
+    if (map == nullptr) {
+      const char* why = dlerror();
+      lib->error = why != nullptr ? why : RIDGELINE_LIBONNX;
+      return lib;
+    }
+    using MapFunction = onnx::OpName_Domain_Version_Schema_Map& (*)();
+    lib->schemas = &reinterpret_cast<MapFunction>(map)();
+    return lib;
+  }();
+  return *library;
+}
+
+// What OpSchemaRegistry::Schema(op_type, opset, domain) returns: the newest
+// version of the op's schema in the domain that is not newer than `opset`.
+const onnx::OpSchema* FindSchema(
+    const onnx::OpName_Domain_Version_Schema_Map& schemas,
+    const std::string& op_type, int opset, const std::string& domain) {
+  const auto op = schemas.find(op_type);
+  if (op == schemas.end()) return nullptr;
+  const auto versions = op->second.find(domain);
+  if (versions == op->second.end()) return nullptr;
+  auto newer = versions->second.upper_bound(opset);
+  if (newer == versions->second.begin()) return nullptr;
+  return &std::prev(newer)->second;
+}
+
 std::string FirstLine(const char* what) {
   std::string s(what);
   const size_t nl = s.find('\n');
@@ -184,8 +231,13 @@ absl::Status InferWithOnnxSchema(InferContext& ctx) {
     return Unresolved(
         fmt::format("ONNX shape inference not run: {}", conforms.message()));
   }
+  const OnnxLibrary& onnx_library = Onnx();
+  if (onnx_library.schemas == nullptr) {
+    return Unresolved(fmt::format("ONNX shape inference not available: {}",
+                                  onnx_library.error));
+  }
   const onnx::OpSchema* schema =
-      onnx::OpSchemaRegistry::Schema(node.op_type, opset, node.domain);
+      FindSchema(*onnx_library.schemas, node.op_type, opset, node.domain);
   if (schema == nullptr) return Unresolved(missing);
   NodeInferenceContext onnx_ctx(ctx);
   try {
