@@ -127,6 +127,7 @@ TEST(CommittedZoo, HasEveryEntryWithMetadata) {
   for (const ModelEntry& e : zoo) names.push_back(e.name);
   EXPECT_THAT(names,
               ElementsAre("bert-base", "efficientnet_b0", "gpt2",
+                          "llama-2-70b-decode", "llama-2-70b-prefill",
                           "llama-2-7b-decode", "llama-2-7b-prefill",
                           "llama-3.1-405b-decode", "llama-3.1-405b-prefill",
                           "llama-3.1-70b-decode", "llama-3.1-70b-prefill",
@@ -180,6 +181,11 @@ TEST(CommittedZoo, ParameterCountsFromTheConfigs) {
   EXPECT_EQ(FindModel(zoo, "llama-3.1-70b-decode")->params, 70553706496);
   EXPECT_EQ(FindModel(zoo, "llama-3.1-70b-prefill")->params, 70553706496);
   EXPECT_EQ(FindModel(zoo, "llama-3.1-405b-decode")->params, 405853388800);
+  // Llama-2-70B: the 70B layers with a 32000-token vocabulary:
+  // 2 x 32000*8192 = 2 x 262,144,000 + 80 x 855,654,400 + 8,192 =
+  // 68,976,648,192.
+  EXPECT_EQ(FindModel(zoo, "llama-2-70b-decode")->params, 68976648192);
+  EXPECT_EQ(FindModel(zoo, "llama-2-70b-prefill")->params, 68976648192);
   // Mixtral-8x7B (tools/trace_zoo.py MixtralConfig): embedding
   // 32000*4096 = 131,072,000; per layer q,o 2*4096^2 + k,v 2*4096*1024 +
   // router 4096*8 + 8 experts 8*3*4096*14336 + 2 norms 2*4096 =
@@ -211,7 +217,8 @@ TEST(CommittedZoo, FormatModelListShowsEveryEntry) {
   EXPECT_THAT(list, HasSubstr("llama-3.1-70b-decode"));
   EXPECT_THAT(list, HasSubstr("llama-3.1-405b-prefill"));
   EXPECT_THAT(list, HasSubstr("mixtral-8x7b-decode"));
-  EXPECT_THAT(list, HasSubstr("16 models"));
+  EXPECT_THAT(list, HasSubstr("llama-2-70b-decode"));
+  EXPECT_THAT(list, HasSubstr("18 models"));
 }
 
 // The embedded zoo (zoo/CMakeLists.txt compiles zoo/models/ into the

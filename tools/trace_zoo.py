@@ -380,6 +380,31 @@ class Llama70Config(LlamaConfig):
   }
 
 
+class Llama2_70Config(Llama70Config):
+  """Llama-2-70B (Meta, July 2023): the 70B widths with Llama 2's vocabulary
+  and plain rotary frequencies."""
+  label = "Llama-2-70B"
+  vocab = 32000
+  rope_theta = 10000.0
+  rope_scaling = None  # plain rotary inverse frequencies, no llama3 scaling
+  # embedding 32000*8192 = 262,144,000; per layer 855,654,400 (as the
+  # Llama-3.1-70B above); 80 layers 68,452,352,000; final norm 8,192; LM
+  # head (untied) 262,144,000. Total 68,976,648,192.
+  params = 68976648192
+  native_dtype = "fp16 (stored graph is fp32; use --precision fp16)"
+  reference = {
+      "params": params,
+      "source": ("meta-llama/Llama-2-70b-hf config.json (80 layers, hidden "
+                 "8192, 64 heads, 8 KV heads, FFN 28672, vocab 32000); "
+                 "68,976,648,192 counted from the config (embedding "
+                 "262,144,000 + 80 x 855,654,400 + norm 8,192 + LM head "
+                 "262,144,000)"),
+      # mlsysim 0.1.x Language.Llama2_70B (shared/reference/mlsysim.md 2.1).
+      "mlsysim_params": 70e9,
+      "mlsysim_inference_flops_per_token": 140e9,
+  }
+
+
 class Llama405Config(LlamaConfig):
   label = "Llama-3.1-405B"
   lazy_matmul = True
@@ -761,6 +786,18 @@ ENTRIES = [
           description="Mixtral-8x7B decode (top-2 of 8 experts): 1 new token "
           "with a KV cache of 2048 past tokens",
           mlsysim={"class": "transformer", "layers": 32,
+                   "tokens": "sequence"}),
+    entry("llama-2-70b-prefill", kind="llama", phase="prefill",
+          config=Llama2_70Config,
+          description="Llama-2-70B prefill: 2048 prompt tokens, no past, "
+          "returns the KV cache and the last token's logits",
+          mlsysim={"class": "transformer", "layers": 80,
+                   "tokens": "sequence"}),
+    entry("llama-2-70b-decode", kind="llama", phase="decode",
+          config=Llama2_70Config,
+          description="Llama-2-70B decode: 1 new token with a KV cache of "
+          "2048 past tokens",
+          mlsysim={"class": "transformer", "layers": 80,
                    "tokens": "sequence"}),
     entry("llama-2-7b-prefill", kind="llama", phase="prefill",
           config=Llama2Config,
