@@ -9,6 +9,7 @@
 
 #include "engine/json_fields.h"
 #include "engine/precision.h"
+#include "engine/report/hardware_list.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 
@@ -263,15 +264,6 @@ std::string ListedPeaks(const Hardware& hw) {
   return out.empty() ? "none" : out;
 }
 
-template <typename Map>
-Json SortedObject(const Map& map) {
-  std::vector<std::pair<std::string, double>> items(map.begin(), map.end());
-  std::sort(items.begin(), items.end());
-  Json out = Json::object();
-  for (const auto& [k, v] : items) out[k] = v;
-  return out;
-}
-
 }  // namespace
 
 absl::StatusOr<double> Hardware::PeakFlops(std::string_view precision) const {
@@ -396,62 +388,9 @@ absl::StatusOr<Hardware> LoadHardwareFile(const std::string& path) {
 }
 
 std::string HardwareToJson(const Hardware& hw) {
-  nlohmann::ordered_json j;
-  j["key"] = hw.key;
-  j["name"] = hw.name;
-  j["aliases"] = hw.aliases;
-  nlohmann::ordered_json peaks = nlohmann::ordered_json::object();
-  for (const Precision& p : kPrecisions) {
-    auto it = hw.peak_flops_per_s.find(std::string(p.name));
-    if (it != hw.peak_flops_per_s.end())
-      peaks[std::string(p.name)] = it->second;
-  }
-  j["peak_flops_per_s"] = peaks;
-  j["memory_bandwidth_bytes_per_s"] = hw.memory_bandwidth_bytes_per_s;
-  j["memory_capacity_bytes"] = hw.memory_capacity_bytes;
-  if (hw.tdp_w > 0) j["tdp_w"] = hw.tdp_w;
-  j["dispatch_tax_s"] = hw.dispatch_tax_s;
-  j["source"] = hw.source;
-  if (!hw.compute_efficiency_by_op.empty()) {
-    j["compute_efficiency_by_op"] = SortedObject(hw.compute_efficiency_by_op);
-  }
-  if (!hw.memory_efficiency_by_op.empty()) {
-    j["memory_efficiency_by_op"] = SortedObject(hw.memory_efficiency_by_op);
-  }
-  if (hw.kernel_model.fitted) {
-    const KernelModel& k = hw.kernel_model;
-    nlohmann::ordered_json m;
-    m["compute_units"] = k.compute_units;
-    m["matrix_efficiency"] = k.matrix_efficiency;
-    m["memory_efficiency"] = k.memory_efficiency;
-    m["kernel_fixed_s"] = k.kernel_fixed_s;
-    m["memory_kernel_fixed_s"] = k.memory_kernel_fixed_s;
-    m["matrix_overlap"] = k.matrix_overlap;
-    if (!k.matrix_efficiency_by_precision.empty()) {
-      m["matrix_efficiency_by_precision"] = nlohmann::ordered_json::parse(
-          SortedObject(k.matrix_efficiency_by_precision).dump());
-    }
-    m["attention_efficiency"] = k.attention_efficiency;
-    if (k.vector_flops_per_s > 0)
-      m["vector_flops_per_s"] = k.vector_flops_per_s;
-    m["source"] = k.source;
-    j["kernel_model"] = m;
-  }
-  if (hw.interconnect.present() || hw.interconnect.has_network()) {
-    const Interconnect& ic = hw.interconnect;
-    nlohmann::ordered_json m;
-    m["intra_node"] = ic.intra_node;
-    m["intra_node_bandwidth_bytes_per_s"] = ic.intra_node_bandwidth_bytes_per_s;
-    m["gpus_per_node"] = ic.gpus_per_node;
-    m["intra_node_latency_s"] = ic.intra_node_latency_s;
-    m["inter_node"] = ic.inter_node;
-    m["inter_node_bandwidth_bytes_per_s"] = ic.inter_node_bandwidth_bytes_per_s;
-    m["inter_node_latency_s"] = ic.inter_node_latency_s;
-    m["collective_launch_s"] = ic.collective_launch_s;
-    m["source"] = ic.source;
-    j["interconnect"] = m;
-  }
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return report::HardwareJson(hw).dump(
+             2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+         "\n";
 }
 
 absl::StatusOr<Hardware> FindHardware(const std::vector<Hardware>& catalog,

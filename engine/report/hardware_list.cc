@@ -1,6 +1,9 @@
 #include "engine/report/hardware_list.h"
 
+#include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/fusion_kinds.h"
 #include "engine/precision.h"
@@ -12,6 +15,16 @@
 
 namespace ridgeline::engine::report {
 namespace {
+
+// A map's entries in key order.
+template <typename Map>
+nlohmann::ordered_json SortedObject(const Map& map) {
+  std::vector<std::pair<std::string, double>> items(map.begin(), map.end());
+  std::sort(items.begin(), items.end());
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : items) out[k] = v;
+  return out;
+}
 
 TextTable BuildTable(const std::vector<Hardware>& devices) {
   TextTable t;
@@ -101,6 +114,65 @@ void WriteList(Format format, const nlohmann::ordered_json& json,
 
 }  // namespace
 
+nlohmann::ordered_json HardwareJson(const Hardware& hw) {
+  nlohmann::ordered_json j;
+  j["key"] = hw.key;
+  j["name"] = hw.name;
+  j["aliases"] = hw.aliases;
+  nlohmann::ordered_json peaks = nlohmann::ordered_json::object();
+  for (const Precision& p : kPrecisions) {
+    auto it = hw.peak_flops_per_s.find(std::string(p.name));
+    if (it != hw.peak_flops_per_s.end())
+      peaks[std::string(p.name)] = it->second;
+  }
+  j["peak_flops_per_s"] = peaks;
+  j["memory_bandwidth_bytes_per_s"] = hw.memory_bandwidth_bytes_per_s;
+  j["memory_capacity_bytes"] = hw.memory_capacity_bytes;
+  if (hw.tdp_w > 0) j["tdp_w"] = hw.tdp_w;
+  j["dispatch_tax_s"] = hw.dispatch_tax_s;
+  j["source"] = hw.source;
+  if (!hw.compute_efficiency_by_op.empty()) {
+    j["compute_efficiency_by_op"] = SortedObject(hw.compute_efficiency_by_op);
+  }
+  if (!hw.memory_efficiency_by_op.empty()) {
+    j["memory_efficiency_by_op"] = SortedObject(hw.memory_efficiency_by_op);
+  }
+  if (hw.kernel_model.fitted) {
+    const KernelModel& k = hw.kernel_model;
+    nlohmann::ordered_json m;
+    m["compute_units"] = k.compute_units;
+    m["matrix_efficiency"] = k.matrix_efficiency;
+    m["memory_efficiency"] = k.memory_efficiency;
+    m["kernel_fixed_s"] = k.kernel_fixed_s;
+    m["memory_kernel_fixed_s"] = k.memory_kernel_fixed_s;
+    m["matrix_overlap"] = k.matrix_overlap;
+    if (!k.matrix_efficiency_by_precision.empty()) {
+      m["matrix_efficiency_by_precision"] =
+          SortedObject(k.matrix_efficiency_by_precision);
+    }
+    m["attention_efficiency"] = k.attention_efficiency;
+    if (k.vector_flops_per_s > 0)
+      m["vector_flops_per_s"] = k.vector_flops_per_s;
+    m["source"] = k.source;
+    j["kernel_model"] = m;
+  }
+  if (hw.interconnect.present() || hw.interconnect.has_network()) {
+    const Interconnect& ic = hw.interconnect;
+    nlohmann::ordered_json m;
+    m["intra_node"] = ic.intra_node;
+    m["intra_node_bandwidth_bytes_per_s"] = ic.intra_node_bandwidth_bytes_per_s;
+    m["gpus_per_node"] = ic.gpus_per_node;
+    m["intra_node_latency_s"] = ic.intra_node_latency_s;
+    m["inter_node"] = ic.inter_node;
+    m["inter_node_bandwidth_bytes_per_s"] = ic.inter_node_bandwidth_bytes_per_s;
+    m["inter_node_latency_s"] = ic.inter_node_latency_s;
+    m["collective_launch_s"] = ic.collective_launch_s;
+    m["source"] = ic.source;
+    j["interconnect"] = m;
+  }
+  return j;
+}
+
 void WriteRuntimeList(const std::vector<Runtime>& runtimes, Format format,
                       std::ostream& out) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
@@ -130,7 +202,7 @@ void WriteHardwareList(const std::vector<Hardware>& devices, Format format,
                        std::ostream& out) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const Hardware& hw : devices) {
-    list.push_back(nlohmann::ordered_json::parse(HardwareToJson(hw)));
+    list.push_back(HardwareJson(hw));
   }
   WriteList(format, list, BuildTable(devices),
             "Hardware zoo: dense peaks (no sparsity), memory bandwidth, "

@@ -9,8 +9,14 @@
 #include "engine/hardware.h"
 #include "engine/report/report.h"
 #include "engine/runtime.h"
+#include "nlohmann/json.hpp"
 
 namespace ridgeline::engine::report {
+
+// One device in the hardware file format (what ParseHardwareJson reads;
+// HardwareToJson is its text): the entries of `--list-hw --format json` and
+// the Python package's hardware() records.
+nlohmann::ordered_json HardwareJson(const Hardware& hw);
 
 // Table/md/csv: peaks in TFLOP/s (TOP/s for int8/int4), bandwidth in GB/s,
 // capacity in GiB, TDP in W, dispatch tax in us. JSON: an array of entries

@@ -39,6 +39,18 @@ def test_listings():
     assert ridgeline.zoo("ResNet50") == ridgeline.zoo("resnet50")
 
 
+def test_hardware_records_are_the_cli_listing(cli_json):
+    # One writer (engine::report::HardwareJson): the records are the entries
+    # of --list-hw --format json, field for field and in the same order.
+    listing = cli_json("--list-hw")
+    records = ridgeline.hardware()
+    assert records == listing
+    assert [list(r) for r in records] == [list(e) for e in listing]
+    # The hardware file's fields, beyond the table's columns.
+    h100 = {r["key"]: r for r in records}["h100-sxm"]
+    assert h100["kernel_model"]["compute_units"] == 132  # H100 SXM: 132 SMs
+
+
 def test_five_lines_equal_the_cli(cli_json):
     r = ridgeline.analyze(ridgeline.zoo("resnet50"), hw="a100", batch=1,
                           precision="fp16")

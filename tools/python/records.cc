@@ -5,8 +5,10 @@
 #include <vector>
 
 #include "engine/hardware.h"
+#include "engine/report/hardware_list.h"
 #include "engine/runtime.h"
 #include "pybind11/stl.h"
+#include "tools/python/py_json.h"
 #include "zoo/catalog.h"
 #include "zoo/hardware_catalog.h"
 #include "zoo/runtime_catalog.h"
@@ -15,34 +17,12 @@ namespace ridgeline::python {
 
 namespace py = pybind11;
 
-namespace {
-
-py::dict SortedDict(const absl::flat_hash_map<std::string, double>& map) {
-  std::vector<std::pair<std::string, double>> items(map.begin(), map.end());
-  std::sort(items.begin(), items.end());
-  py::dict d;
-  for (const auto& [k, v] : items) d[py::str(k)] = v;
-  return d;
-}
-
-}  // namespace
-
 absl::StatusOr<py::list> HardwareList() {
   absl::StatusOr<std::vector<engine::Hardware>> all = zoo::HardwareCatalog();
   if (!all.ok()) return all.status();
   py::list out;
   for (const engine::Hardware& h : *all) {
-    py::dict d;
-    d["key"] = h.key;
-    d["name"] = h.name;
-    d["aliases"] = h.aliases;
-    d["peak_flops_per_s"] = SortedDict(h.peak_flops_per_s);
-    d["memory_bandwidth_bytes_per_s"] = h.memory_bandwidth_bytes_per_s;
-    d["memory_capacity_bytes"] = h.memory_capacity_bytes;
-    d["tdp_w"] = h.tdp_w;
-    d["dispatch_tax_s"] = h.dispatch_tax_s;
-    d["source"] = h.source;
-    out.append(std::move(d));
+    out.append(ToPython(engine::report::HardwareJson(h)));
   }
   return out;
 }

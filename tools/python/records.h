@@ -11,8 +11,9 @@
 
 namespace ridgeline::python {
 
-// The hardware zoo (analyze --list-hw): key, name, aliases, peaks per
-// precision, bandwidth, capacity, TDP, dispatch tax, source.
+// The hardware zoo: the entries of analyze --list-hw --format json (key,
+// name, aliases, peaks per precision, bandwidth, capacity, TDP, dispatch
+// tax, source, kernel model, interconnect).
 absl::StatusOr<pybind11::list> HardwareList();
 // The model zoo (analyze --list-zoo): name, description, params, default
 // dims, source.
