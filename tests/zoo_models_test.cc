@@ -59,7 +59,8 @@ INSTANTIATE_TEST_SUITE_P(
                       "llama-2-7b-decode", "llama-3.1-70b-prefill",
                       "llama-3.1-70b-decode", "llama-3.1-405b-prefill",
                       "llama-3.1-405b-decode", "mixtral-8x7b-prefill",
-                      "mixtral-8x7b-decode"),
+                      "mixtral-8x7b-decode", "llama-2-70b-prefill",
+                      "llama-2-70b-decode"),
     [](const ::testing::TestParamInfo<std::string>& info) {
       std::string name = info.param;
       for (char& c : name) {
@@ -148,6 +149,15 @@ TEST(ZooMacs, Llama2DecodeByHand) {
 // head for the last token only, 131,072,000. Total 14,362,501,709,824.
 TEST(ZooMacs, Llama2PrefillByHand) {
   EXPECT_DOUBLE_EQ(MacsOf("llama-2-7b-prefill"), 14362501709824.0);
+}
+
+// Llama-2-70B decode, 1 token, 2048 past: per layer q,o 2*8192^2 =
+// 134,217,728 + k,v 2*8192*1024 = 16,777,216 + gate/up/down 3*8192*28672 =
+// 704,643,072 + attention over 2049 keys 2*64*2049*128 = 33,570,816, together
+// 889,208,832, x80 = 71,136,706,560; LM head 8192*32000 = 262,144,000.
+// Total 71,398,850,560.
+TEST(ZooMacs, Llama2_70bDecodeByHand) {
+  EXPECT_DOUBLE_EQ(MacsOf("llama-2-70b-decode"), 71398850560.0);
 }
 
 // Mixtral-8x7B decode, 1 token, 2048 past: per layer q,o 2*4096^2 + k,v
