@@ -2,63 +2,29 @@
 // in-process through AnalyzeMain (tools/analyze/run.h): the zoo, the
 // whole-model estimate, sweeps, fusion/quantization what-ifs, measured
 // profiles with --fit, and the HTML/SVG pictures.
-#include <unistd.h>
-
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "engine/hardware.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/cli_test_util.h"
 #include "tools/analyze/run.h"
 
 namespace ridgeline {
 namespace {
 
+using cli_testing::Contains;
+using cli_testing::ReadFile;
+using cli_testing::Result;
+using cli_testing::RunCli;
+using cli_testing::TempDir;
 using tools::analyze::AnalyzeMain;
 
 const std::string kFixtures = RIDGELINE_SOURCE_DIR "/tests/fixtures/";
-
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-Result RunCli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  Result r;
-  r.code = AnalyzeMain(args, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
-
-bool Contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::filesystem::path TempDir() {
-  static const std::filesystem::path dir = [] {
-    std::filesystem::path d =
-        std::filesystem::temp_directory_path() /
-        ("ridgeline_cli_features_test_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  return dir;
-}
 
 TEST(CliFeatures, ListZooListsLlamaDecode) {
   const Result r = RunCli({"--list-zoo"});

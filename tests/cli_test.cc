@@ -12,21 +12,21 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/cli_test_util.h"
 #include "tools/analyze/options.h"
 #include "tools/analyze/run.h"
 
 namespace ridgeline {
 namespace {
 
+using cli_testing::Contains;
+using cli_testing::ReadFile;
+using cli_testing::Result;
+using cli_testing::TempDir;
+
 const std::string kBinary = RIDGELINE_BINARY_DIR "/tools/analyze";
 const std::string kFixtures = RIDGELINE_SOURCE_DIR "/tests/fixtures/";
 const std::string kTinyCnn = kFixtures + "tiny_cnn.onnx";
-
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
 
 std::string Quote(const std::string& s) {
   std::string q = "'";
@@ -39,24 +39,6 @@ std::string Quote(const std::string& s) {
   }
   q.push_back('\'');
   return q;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::filesystem::path TempDir() {
-  static const std::filesystem::path dir = [] {
-    std::filesystem::path d =
-        std::filesystem::temp_directory_path() /
-        ("ridgeline_cli_test_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  return dir;
 }
 
 Result RunCli(const std::vector<std::string>& args) {
@@ -77,10 +59,6 @@ Result RunCli(const std::vector<std::string>& args) {
   r.out = ReadFile(out);
   r.err = ReadFile(err);
   return r;
-}
-
-bool Contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
 }
 
 TEST(CliTest, JsonReportOfTheTinyCnn) {

@@ -4,19 +4,17 @@
 // warnings in the JSON report. Each model is built in code (bench's
 // OnnxBuilder) and run through the CLI in-process; expected numbers are
 // worked out by hand in the comments.
-#include <unistd.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench/onnx_builder.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/cli_test_util.h"
 #include "tools/analyze/run.h"
 
 namespace ridgeline {
@@ -24,39 +22,16 @@ namespace {
 
 using bench::IntAttr;
 using bench::OnnxBuilder;
+using cli_testing::Contains;
+using cli_testing::Result;
+using cli_testing::RunCli;
 
 constexpr int kF32 = onnx::TensorProto::FLOAT;
 constexpr int kI64 = onnx::TensorProto::INT64;
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-Result RunCli(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  Result r;
-  r.code = tools::analyze::AnalyzeMain(args, out, err);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
-
-bool Contains(const std::string& s, const std::string& what) {
-  return s.find(what) != std::string::npos;
-}
-
 // Writes `bytes` to a fresh file in this test's temporary folder.
 std::string WriteModel(const std::string& name, const std::string& bytes) {
-  static const std::filesystem::path dir = [] {
-    std::filesystem::path d =
-        std::filesystem::temp_directory_path() /
-        ("ridgeline_field_models_test_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  const std::string path = (dir / name).string();
+  const std::string path = (cli_testing::TempDir() / name).string();
   std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }
