@@ -4,6 +4,7 @@
 // hand-built analysis.
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/analysis.h"
@@ -204,23 +205,30 @@ TEST(ProfileMatchTest, PyTorchTraceMatchesByOrder) {
   EXPECT_THAT(unmatched, Contains("aten::batch_norm#0"));
 }
 
-TEST(ProfileMatchTest, UnknownNamesWarnNeverFail) {
-  Loaded m = Load("small_cnn.onnx");
+// A profile of another model: `nodes`, matched by name only.
+absl::StatusOr<Comparison> CompareWithOther(
+    const Loaded& m, std::vector<graph::MeasuredNode> nodes) {
   graph::MeasuredProfile p;
   p.path = "other_model.json";
   p.source_format = graph::kOnnxRuntimeProfileFormat;
   p.runs_used = 1;
-  p.nodes = {
-      {.name = "encoder/layer.0/attention",
-       .op_type = "Attention",
-       .seconds = 1e-3,
-       .count = 1},
-      {.name = "", .op_type = "", .seconds = 0, .count = 1},
-      {.name = "/", .op_type = "Weird", .seconds = 2e-3, .count = 1},
-      {.name = "_token_3", .op_type = "Conv2", .seconds = 1e-6, .count = 1}};
+  p.nodes = std::move(nodes);
   MatchOptions options;
   options.match_by_order = false;
-  auto c = CompareWithProfile(m.graph, m.analysis, p, options);
+  return CompareWithProfile(m.graph, m.analysis, p, options);
+}
+
+TEST(ProfileMatchTest, UnknownNamesWarnNeverFail) {
+  Loaded m = Load("small_cnn.onnx");
+  auto c = CompareWithOther(
+      m,
+      {{.name = "encoder/layer.0/attention",
+        .op_type = "Attention",
+        .seconds = 1e-3,
+        .count = 1},
+       {.name = "", .op_type = "", .seconds = 0, .count = 1},
+       {.name = "/", .op_type = "Weird", .seconds = 2e-3, .count = 1},
+       {.name = "_token_3", .op_type = "Conv2", .seconds = 1e-6, .count = 1}});
   ASSERT_TRUE(c.ok()) << c.status();
   EXPECT_TRUE(c->units.empty());
   EXPECT_EQ(c->unmatched_nodes.size(), 4u);
@@ -239,16 +247,10 @@ TEST(ProfileMatchTest, UnknownNamesWarnNeverFail) {
 // kept), and model text is escaped.
 TEST(ProfileMatchTest, TablesFitTheWidthAndEscapeNames) {
   Loaded m = Load("small_cnn.onnx");
-  graph::MeasuredProfile p;
-  p.path = "other_model.json";
-  p.source_format = graph::kOnnxRuntimeProfileFormat;
-  p.runs_used = 1;
   const std::string name = "/model/decoder" + std::string(150, 'x') +
                            "\x1b[2J/layers.11/attn/MatMul";
-  p.nodes = {{.name = name, .op_type = "MatMul", .seconds = 1e-3, .count = 1}};
-  MatchOptions options;
-  options.match_by_order = false;
-  auto c = CompareWithProfile(m.graph, m.analysis, p, options);
+  auto c = CompareWithOther(
+      m, {{.name = name, .op_type = "MatMul", .seconds = 1e-3, .count = 1}});
   ASSERT_TRUE(c.ok()) << c.status();
   ASSERT_EQ(c->unmatched_nodes.size(), 1u);
   const std::string text = FormatComparison(m.analysis, *c, {.max_width = 80});
