@@ -198,14 +198,36 @@ bool Graph::IsConstantParameter(const Tensor& tensor) const {
          ParameterDType(tensor.dtype);
 }
 
+bool Graph::IsQuantizationParameter(const Tensor& tensor) const {
+  if (tensor.consumers.empty()) return false;
+  for (int c : tensor.consumers) {
+    if (c < 0 || c >= static_cast<int>(nodes_.size())) return false;
+    const Node& n = nodes_[c];
+    const bool qdq =
+        (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear") &&
+        (n.domain.empty() || n.domain == "ai.onnx" ||
+         n.domain == "com.microsoft");
+    if (!qdq || n.inputs.empty()) return false;
+    const int x = n.inputs[0];
+    if (x >= 0 && x < static_cast<int>(tensors_.size()) &&
+        tensors_[x].name == tensor.name) {
+      return false;  // the quantized or dequantized value itself
+    }
+  }
+  return true;
+}
+
 bool Graph::IsWeight(const Tensor& tensor) const {
-  if (tensor.is_weight()) return true;
-  if (!IsConstantParameter(tensor)) return false;
+  if (tensor.is_weight()) return !IsQuantizationParameter(tensor);
+  if (!IsConstantParameter(tensor) || IsQuantizationParameter(tensor)) {
+    return false;
+  }
   if (!constants_hold_weights_.has_value()) {
     // Shapes are bounded by Finalize: these sums stay far below 2^63
     // in double.
     double in_constants = 0, in_initializers = 0;
     for (const Tensor& t : tensors_) {
+      if (IsQuantizationParameter(t)) continue;
       if (t.is_weight() && t.shape_known && ParameterDType(t.dtype)) {
         in_initializers += static_cast<double>(t.NumElements());
       } else if (IsConstantParameter(t)) {

@@ -189,8 +189,13 @@ class Graph {
   // Otherwise its Constants are computed tables (a rotary embedding's
   // inverse frequencies, a torch buffer), not parameters. Scalars (scales,
   // epsilons) and integer Constants of other widths are arithmetic.
+  // Quantization metadata is not a parameter: a tensor read only as the
+  // scale or zero point (input 1 or 2) of QuantizeLinear/DequantizeLinear
+  // (ONNX Runtime's QDQ format) is neither.
   // Parameters, weight bytes, memory fit and quantization all use this.
   bool IsWeight(const Tensor& tensor) const;
+  // Read only as a scale or zero point of QuantizeLinear/DequantizeLinear.
+  bool IsQuantizationParameter(const Tensor& tensor) const;
   // A Constant output of more than one floating or 8/4-bit value.
   bool IsConstantParameter(const Tensor& tensor) const;
 

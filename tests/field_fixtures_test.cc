@@ -109,5 +109,23 @@ TEST(FieldFixtures, VocoderBatchSweepThroughNamedStateDim) {
                    3 * points[0]["flops"].get<double>());
 }
 
+// The QDQ CNN as ONNX Runtime's static quantizer writes it (per-channel
+// int8 weights, int32 biases, uint8 activations, each behind
+// DequantizeLinear), x [2, 3, 16, 16]:
+//   conv1 3->8, 3x3, pad 1: 16x16 outputs x 8 x 27 = 55,296 MACs/image;
+//   conv2 8->16, 3x3, stride 2, pad 1: 8x8 outputs x 16 x 72 = 73,728;
+//   fc 16->4: 64. Per image 129,088; batch 2: 258,176.
+// Parameters are the weights and biases: 216 + 8 + 1,152 + 16 + 64 + 4 =
+// 1,460 (the scales and zero points are quantization metadata: 106 for
+// the weights and biases, 6 for the activations, not counted). Weight
+// bytes: 1,432 int8 weights x 1 B + 28 int32 biases x 4 B = 1,544.
+TEST(FieldFixtures, OnnxRuntimeQdqCnn) {
+  const Result r = AnalyzeJson({kDir + "qdq_cnn.onnx", "--batch", "2"});
+  ExpectFullyAnalyzed(r);
+  EXPECT_DOUBLE_EQ(r.json["summary"]["macs"].get<double>(), 258176.0);
+  EXPECT_EQ(r.json["summary"]["params"], 1460);
+  EXPECT_DOUBLE_EQ(r.json["summary"]["weight_bytes"].get<double>(), 1544.0);
+}
+
 }  // namespace
 }  // namespace ridgeline

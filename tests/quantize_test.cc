@@ -249,9 +249,12 @@ TEST(IsQuantizedModelTest, RecognizesQdqAndMatMulNBits) {
   QuantizeOptions a;
   a.activations = "fp16";
   EXPECT_TRUE(ValidateQuantizeOptions(g, a).ok());
-  // Read as stored: the int8 weight costs 1 byte per element.
+  // Read as stored: the int8 weight costs 1 byte per element. Its fp32
+  // scale is quantization metadata (README "Bytes"): no parameter and no
+  // weight byte.
   Analysis as_stored = *Analyze(g, ToyDevice(), ToyOptions());
-  EXPECT_DOUBLE_EQ(as_stored.layers[0].cost.weight_bytes, 32 * 16 * 1 + 4);
+  EXPECT_DOUBLE_EQ(as_stored.layers[0].cost.weight_bytes, 32 * 16 * 1);
+  EXPECT_EQ(g.ParameterCount(), 32 * 16);
 
   GraphBuilder nbits;
   int xn = nbits.Input("x", {1, 64}, DType::kFloat16);
