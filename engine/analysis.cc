@@ -162,6 +162,18 @@ std::vector<TensorInfo> Describe(const graph::Graph& graph,
   return out;
 }
 
+// Removes the kernels marked in `gone` (merged into another), keeping the
+// launch order of the rest.
+void DropKernels(const std::vector<bool>& gone,
+                 std::vector<KernelResult>* kernels) {
+  std::vector<KernelResult> kept;
+  kept.reserve(kernels->size());
+  for (size_t i = 0; i < kernels->size(); ++i) {
+    if (!gone[i]) kept.push_back(std::move((*kernels)[i]));
+  }
+  *kernels = std::move(kept);
+}
+
 // Sibling GEMMs: matrix kernels whose anchor MatMul/Gemm reads the same
 // activation against a weight (Q, K, V projections; gate and up) become one
 // GEMM with the weights side by side: the activation is read once.
@@ -210,12 +222,7 @@ void MergeSiblingGemms(const graph::Graph& graph, const TensorPricer& pricer,
       gone[list[j]] = true;
     }
   }
-  std::vector<KernelResult> kept;
-  kept.reserve(kernels->size());
-  for (size_t i = 0; i < kernels->size(); ++i) {
-    if (!gone[i]) kept.push_back(std::move((*kernels)[i]));
-  }
-  *kernels = std::move(kept);
+  DropKernels(gone, kernels);
 }
 
 // An in-place KV-cache append folds into the kernel that computes the new
@@ -267,12 +274,7 @@ void FoldKvAppends(const graph::Graph& graph, const std::vector<int>& layer_of,
         producer.fusion.empty() ? "kv-append" : producer.fusion + "+kv-append";
     gone[i] = true;
   }
-  std::vector<KernelResult> kept;
-  kept.reserve(kernels->size());
-  for (size_t i = 0; i < kernels->size(); ++i) {
-    if (!gone[i]) kept.push_back(std::move((*kernels)[i]));
-  }
-  *kernels = std::move(kept);
+  DropKernels(gone, kernels);
 }
 
 // Before each weight GEMM, the kernel that quantizes its activation input

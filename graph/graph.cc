@@ -205,8 +205,7 @@ bool Graph::IsQuantizationParameter(const Tensor& tensor) const {
     const Node& n = nodes_[c];
     const bool qdq =
         (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear") &&
-        (n.domain.empty() || n.domain == "ai.onnx" ||
-         n.domain == "com.microsoft");
+        (n.domain.empty() || n.domain == "com.microsoft");  // ai.onnx is ""
     if (!qdq || n.inputs.empty()) return false;
     const int x = n.inputs[0];
     if (x >= 0 && x < static_cast<int>(tensors_.size()) &&
