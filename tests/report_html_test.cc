@@ -8,6 +8,7 @@
 #include "engine/analysis.h"
 #include "engine/report/bars.h"
 #include "engine/report/html.h"
+#include "engine/report/line_chart.h"
 #include "engine/report/svg.h"
 #include "engine/report/xml_escape.h"
 #include "gmock/gmock.h"
@@ -408,6 +409,89 @@ TEST(BarsTest, StackedSegmentsShareOneScale) {
   EXPECT_EQ(Count(svg, "class=\"seg\""), 3u);
   EXPECT_EQ(Count(svg, "width=\"115.00\""), 2u);
   EXPECT_THAT(svg, HasSubstr("width=\"345.00\""));  // 3 s = 3 * 115
+}
+
+TEST(BarsTest, StackedBytesUseByteUnits) {
+  // The serving memory stack: 16 GB + 4 GB needed beside an 80 GB device.
+  // Width 800: 460 px for the largest total (80 GB); 16 GB is 460 x 16 / 80
+  // = 92 px, 4 GB 23 px. The legend gives each segment's share of the first
+  // bar: 16 / 20 = 80%.
+  std::vector<StackedBar> bars = {
+      {.label = "needed",
+       .segments = {{"weights", 16e9, "#000"}, {"KV cache", 4e9, "#111"}}},
+      {.label = "capacity", .segments = {{"capacity", 80e9, "#222"}}}};
+  const std::string svg = RenderStackedBarsSvg(bars, 800, ChartUnit::kBytes);
+  EXPECT_EQ(Count(svg, "data-value-bytes="), 3u);
+  EXPECT_EQ(Count(svg, "data-total-bytes="), 2u);
+  EXPECT_EQ(Count(svg, "data-value-s="), 0u);
+  EXPECT_THAT(svg, HasSubstr("data-value-bytes=\"16000000000\""));
+  EXPECT_THAT(svg, HasSubstr("width=\"92.00\""));
+  EXPECT_THAT(svg, HasSubstr("width=\"23.00\""));
+  EXPECT_THAT(svg, HasSubstr("width=\"460.00\""));
+  EXPECT_THAT(svg, HasSubstr("weights 16.0 GB (80.0%)"));
+  EXPECT_THAT(svg, HasSubstr(">20.0 GB<"));  // the first bar's total
+  EXPECT_THAT(svg, HasSubstr(">80.0 GB<"));
+}
+
+TEST(LineChartTest, LinearTicksByHand) {
+  // 512..767 in at most 8 ticks: raw step 255 / 7 = 36.4 -> 50 (1, 2, 5 x
+  // 10^k); multiples of 50 inside: 550 .. 750.
+  EXPECT_EQ(LinearTicks(512, 767, 8),
+            (std::vector<double>{550, 600, 650, 700, 750}));
+  // 0..7.7 ms: raw 1.1 ms -> 2 ms: 0, 2, 4, 6 ms.
+  const std::vector<double> y = LinearTicks(0, 7.7e-3, 8);
+  ASSERT_EQ(y.size(), 4u);
+  EXPECT_DOUBLE_EQ(y[3], 6e-3);
+  EXPECT_EQ(LinearTicks(3, 3, 8), (std::vector<double>{3}));
+}
+
+TEST(LineChartTest, PointsAxesAndLabelsByHand) {
+  LineChart chart{.title = "TPOT <by> context",
+                  .x_label = "Context (tokens)",
+                  .y_label = "Time per output token (s)"};
+  chart.points = {{.x = 100, .y_s = 1e-3},
+                  {.x = 150, .y_s = 1e-3},
+                  {.x = 200, .y_s = 2e-3}};
+  const std::string svg = RenderLineChartSvg(chart, 800);
+  EXPECT_EQ(Count(svg, "<circle class=\"pt\""), 3u);
+  EXPECT_EQ(Count(svg, "<polyline class=\"line\""), 1u);
+  // Plot area x 90..776 (800 - 24), y 40..346 (400 - 54); x 100..200; y 0
+  // to 1.1 x 2 ms = 2.2 ms. (150, 1 ms): x = 90 + 686 / 2 = 433, y = 346 -
+  // 306 x 1 / 2.2 = 206.91; (200, 2 ms): x = 776, y = 346 - 306 / 1.1 =
+  // 67.82.
+  EXPECT_THAT(svg, HasSubstr("data-x=\"150\" data-y-s=\"0.001\" "
+                             "cx=\"433.00\" cy=\"206.91\""));
+  EXPECT_THAT(svg, HasSubstr("cx=\"776.00\" cy=\"67.82\""));
+  // x ticks: raw step 100 / 7 = 14.3 -> 20: 100, 120, ..., 200 (6); y
+  // ticks: raw 2.2 ms / 7 = 0.31 ms -> 0.5 ms: 0 s .. 2.00 ms (5).
+  EXPECT_EQ(Count(svg, "class=\"tick-x\""), 6u);
+  EXPECT_EQ(Count(svg, "class=\"tick-y\""), 5u);
+  EXPECT_THAT(svg, HasSubstr(">120</text>"));
+  EXPECT_THAT(svg, HasSubstr(">500 us</text>"));
+  EXPECT_THAT(svg, HasSubstr(">1.50 ms</text>"));
+  // Axis titles with their units; model-provided text escaped.
+  EXPECT_THAT(svg, HasSubstr(">Context (tokens)</text>"));
+  EXPECT_THAT(svg, HasSubstr(">Time per output token (s)</text>"));
+  EXPECT_THAT(svg, HasSubstr("TPOT &lt;by&gt; context"));
+  EXPECT_THAT(svg, Not(HasSubstr("<by>")));
+}
+
+TEST(HtmlReportTest, LineAndStackedBarSections) {
+  const Analysis a = ToyAnalysis();
+  HtmlReportInput in;
+  in.primary = &a;
+  in.line_charts.push_back({.title = "TPOT", .points = {{1, 1e-3}}});
+  in.stacked_bars.push_back(
+      {.title = "Memory",
+       .unit = ChartUnit::kBytes,
+       .bars = {{.label = "needed", .segments = {{"weights", 1e9, "#000"}}}},
+       .note = "a <note>"});
+  const std::string html = RenderHtmlReport(in);
+  EXPECT_THAT(html, HasSubstr("<section id=\"line-chart-0\""));
+  EXPECT_THAT(html, HasSubstr("<section id=\"stacked-bars-0\""));
+  EXPECT_THAT(html, HasSubstr("href=\"#line-chart-0\""));
+  EXPECT_THAT(html, HasSubstr("data-value-bytes=\"1000000000\""));
+  EXPECT_THAT(html, HasSubstr("a &lt;note&gt;"));
 }
 
 }  // namespace

@@ -307,6 +307,89 @@ TEST(ServeCli, JsonSection) {
   }
 }
 
+// The text between the opening of `<section id="ID"` and its </section>.
+std::string Section(const std::string& html, const std::string& id) {
+  const size_t begin = html.find("<section id=\"" + id + "\"");
+  if (begin == std::string::npos) return "";
+  const size_t end = html.find("</section>", begin);
+  return html.substr(begin, end - begin);
+}
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + needle.size())) {
+    ++n;
+  }
+  return n;
+}
+
+// --serve --format html: the time per output token by context and the
+// memory stack, values by hand for Llama-3.1-8B on one H100 SXM in bf16,
+// prompt 512, generate 256, concurrency 1.
+TEST(ServeCli, HtmlChartsByHand) {
+  std::string out, err;
+  ASSERT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision",
+                 "bf16", "--serve", "--prompt", "512", "--generate", "256",
+                 "--format", "html"},
+                &out, &err),
+            0)
+      << err;
+  // 33 decode steps analyzed in full (ServeInputs::samples, evenly spaced,
+  // both ends): one point each; the first step starts with the 512 prompt
+  // tokens in the cache, the last with 512 + 256 - 1 = 767.
+  const std::string tpot = Section(out, "line-chart-0");
+  ASSERT_FALSE(tpot.empty());
+  EXPECT_EQ(Count(tpot, "<circle class=\"pt\""), 33u);
+  EXPECT_EQ(Count(tpot, "<polyline class=\"line\""), 1u);
+  EXPECT_NE(tpot.find("<circle class=\"pt\" data-x=\"512\""),
+            std::string::npos);
+  EXPECT_NE(tpot.find("<circle class=\"pt\" data-x=\"767\""),
+            std::string::npos);
+  // x ticks over 512..767: 550, 600, ..., 750 (step 50, at most 8 ticks).
+  EXPECT_EQ(Count(tpot, "class=\"tick-x\""), 5u);
+  EXPECT_NE(tpot.find(">Context (tokens in the KV cache)</text>"),
+            std::string::npos);
+  EXPECT_NE(tpot.find(">Time per output token (s)</text>"), std::string::npos);
+  EXPECT_NE(tpot.find("(33 of 256)"), std::string::npos);
+
+  // Memory stack of one GPU, bytes:
+  //   weights = 8,030,261,248 params x 2 B (bf16) = 16,060,522,496;
+  //   KV cache = 2 (K, V) x 32 layers x 8 KV heads x 128 head dim x 2 B x
+  //     (512 + 256) tokens x 1 request = 131,072 x 768 = 100,663,296;
+  //   reserve = 10% of 80 GiB = 8,589,934,592; capacity 85,899,345,920.
+  const std::string memory = Section(out, "stacked-bars-0");
+  ASSERT_FALSE(memory.empty());
+  EXPECT_EQ(Count(memory, "<rect class=\"seg\""), 5u);  // 4 + capacity
+  for (const char* value :
+       {"16060522496", "100663296", "8589934592", "85899345920"}) {
+    EXPECT_NE(memory.find("data-value-bytes=\"" + std::string(value) + "\""),
+              std::string::npos)
+        << value;
+  }
+  // In decimal SI units: 16.1 GB, 101 MB, 8.59 GB, 85.9 GB.
+  for (const char* label :
+       {"weights 16.1 GB", "KV cache 101 MB", "runtime reserve 8.59 GB",
+        ">85.9 GB<", "768 tokens: 131 kB per token (32 layers) x 768 tokens",
+        "1 GB = 10^9 B"}) {
+    EXPECT_NE(memory.find(label), std::string::npos) << label;
+  }
+
+  // --format svg is the roofline only; --search is not drawn.
+  EXPECT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--serve",
+                 "--prompt", "16", "--generate", "4", "--format", "svg"},
+                &out, &err),
+            1);
+  EXPECT_NE(err.find("--serve's charts are drawn by --format html"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(
+      Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--serve",
+           "--prompt", "16", "--generate", "4", "--search", "--format", "html"},
+          &out, &err),
+      1);
+}
+
 // --sweep concurrency=LIST: one serving analysis per point, each the same as
 // a run with --concurrency N.
 TEST(ServeCli, ConcurrencySweep) {

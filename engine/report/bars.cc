@@ -39,14 +39,26 @@ std::string Fit(std::string_view text, double max_px) {
 
 double Total(const StackedBar& bar) {
   double t = 0;
-  for (const StackSegment& s : bar.segments) t += std::max(0.0, s.value_s);
+  for (const StackSegment& s : bar.segments) t += std::max(0.0, s.value);
   return t;
+}
+
+// A value of a chart in `unit`, with the unit.
+std::string FormatValue(double value, ChartUnit unit) {
+  return unit == ChartUnit::kBytes ? FormatSi(value, "B")
+                                   : FormatSeconds(value);
+}
+
+// The data attribute of a value: "data-value-s" or "data-value-bytes".
+std::string DataName(std::string_view what, ChartUnit unit) {
+  return fmt::format("data-{}-{}", what,
+                     unit == ChartUnit::kBytes ? "bytes" : "s");
 }
 
 }  // namespace
 
 std::string RenderStackedBarsSvg(const std::vector<StackedBar>& bars,
-                                 double width) {
+                                 double width, ChartUnit unit) {
   double max_total = 0;
   for (const StackedBar& b : bars) max_total = std::max(max_total, Total(b));
   // Legend entries: distinct labels in first-seen order.
@@ -74,23 +86,23 @@ std::string RenderStackedBarsSvg(const std::vector<StackedBar>& bars,
   for (const StackedBar& b : bars) {
     const double total = Total(b);
     svg.Open("g", Attr("class", "bar") + Attr("data-label", b.label) +
-                      Num("data-total-s", total));
+                      Num(DataName("total", unit), total));
     svg.Text(Px("x", x0 - 8) + Px("y", y + kBarHeightPx / 2 + 4) +
                  Attr("text-anchor", "end"),
              Fit(b.label, x0 - 16));
     double x = x0;
     for (const StackSegment& s : b.segments) {
-      if (!(s.value_s > 0) || !(max_total > 0)) continue;
-      const double w = bar_width * s.value_s / max_total;
+      if (!(s.value > 0) || !(max_total > 0)) continue;
+      const double w = bar_width * s.value / max_total;
       svg.Open("rect", Attr("class", "seg") + Attr("data-label", s.label) +
-                           Num("data-value-s", s.value_s) + Px("x", x) +
+                           Num(DataName("value", unit), s.value) + Px("x", x) +
                            Px("y", y) + Px("width", w) +
                            Px("height", kBarHeightPx) + Attr("fill", s.color) +
                            Attr("stroke", "#fff") +
                            Attr("stroke-width", "0.7"));
-      svg.Title(fmt::format(
-          "{}: {} ({} of {})", s.label, FormatSeconds(s.value_s),
-          FormatPercent(total > 0 ? s.value_s / total : 0), b.label));
+      svg.Title(
+          fmt::format("{}: {} ({} of {})", s.label, FormatValue(s.value, unit),
+                      FormatPercent(total > 0 ? s.value / total : 0), b.label));
       svg.Close("rect");
       const std::string inside = s.label;
       if (w > kCharWidthPx * static_cast<double>(inside.size()) + 10) {
@@ -102,7 +114,7 @@ std::string RenderStackedBarsSvg(const std::vector<StackedBar>& bars,
       x += w;
     }
     svg.Text(Px("x", x + 8) + Px("y", y + kBarHeightPx / 2 + 4),
-             FormatSeconds(total));
+             FormatValue(total, unit));
     svg.Close("g");
     y += kBarHeightPx + kBarGapPx;
   }
@@ -120,8 +132,8 @@ std::string RenderStackedBarsSvg(const std::vector<StackedBar>& bars,
     // Time and share of the first bar, when that bar has this segment.
     for (const StackSegment& f : bars.front().segments) {
       if (f.label == s.label && first_total > 0) {
-        text += fmt::format(" {} ({})", FormatSeconds(f.value_s),
-                            FormatPercent(f.value_s / first_total));
+        text += fmt::format(" {} ({})", FormatValue(f.value, unit),
+                            FormatPercent(f.value / first_total));
         break;
       }
     }

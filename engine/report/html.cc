@@ -13,6 +13,7 @@
 #include "engine/report/bars.h"
 #include "engine/report/layer_rows.h"
 #include "engine/report/layer_shapes.h"
+#include "engine/report/line_chart.h"
 #include "engine/report/report_template.h"
 #include "engine/report/sections.h"
 #include "engine/report/svg.h"
@@ -507,6 +508,32 @@ void ExtraSections(const HtmlReportInput& in, std::string& body,
     body += "</tbody>\n</table>\n";
     if (!t.note.empty()) {
       body += fmt::format("<p class=\"note\">{}</p>\n", Esc(t.note));
+    }
+    body += "</section>\n";
+  }
+  for (size_t i = 0; i < in.line_charts.size(); ++i) {
+    const LineChart& c = in.line_charts[i];
+    const std::string id = SectionId("line-chart", i);
+    nav += fmt::format("<a href=\"#{}\">{}</a>", id, Esc(c.title));
+    body += fmt::format(
+        "<section id=\"{}\" class=\"extra\"><h2>{}</h2>\n<div class=\"plot\">{}"
+        "</div>\n",
+        id, Esc(c.title), RenderLineChartSvg(c, kChartWidth));
+    if (!c.note.empty()) {
+      body += fmt::format("<p class=\"note\">{}</p>\n", Esc(c.note));
+    }
+    body += "</section>\n";
+  }
+  for (size_t i = 0; i < in.stacked_bars.size(); ++i) {
+    const StackedBarChart& c = in.stacked_bars[i];
+    const std::string id = SectionId("stacked-bars", i);
+    nav += fmt::format("<a href=\"#{}\">{}</a>", id, Esc(c.title));
+    body += fmt::format(
+        "<section id=\"{}\" class=\"extra\"><h2>{}</h2>\n<div class=\"plot\">{}"
+        "</div>\n",
+        id, Esc(c.title), RenderStackedBarsSvg(c.bars, kChartWidth, c.unit));
+    if (!c.note.empty()) {
+      body += fmt::format("<p class=\"note\">{}</p>\n", Esc(c.note));
     }
     body += "</section>\n";
   }

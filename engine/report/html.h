@@ -3,7 +3,8 @@
 // layers, the per-layer table (sortable by clicking a column header, with a
 // filter box; views collapsed into one row, skipped layers into another)
 // and optional extra sections
-// (whole-model comparison, fusion and quantization before/after bars). Inline
+// (whole-model comparison, serving's time per output token and memory stack,
+// fusion and quantization before/after bars). Inline
 // CSS, JS and SVG only: no network, no external fonts. The page layout lives
 // in engine/report/report_template.html, embedded at build time.
 //
@@ -48,6 +49,8 @@ struct HtmlReportInput {
   int top_layers = 10;
   // Extra sections, rendered in this order after the top layers.
   std::vector<ComparisonTable> comparisons;    // e.g. whole-model comparison
+  std::vector<LineChart> line_charts;          // e.g. TPOT vs context
+  std::vector<StackedBarChart> stacked_bars;   // e.g. the memory stack
   std::vector<BeforeAfterChart> before_after;  // fusion, quantization
   std::vector<KeyValueSection> sections;       // anything else
 };

@@ -1,7 +1,7 @@
 // Generic sections of the HTML report that other analyses (fusion,
-// quantization, whole-model comparison) fill without the report knowing
-// their types. Plain data; every time is in seconds; text is plain (the
-// report escapes it).
+// quantization, whole-model comparison, serving) fill without the report
+// knowing their types. Plain data; every time is in seconds and every size
+// in bytes; text is plain (the report escapes it).
 //
 //   report::BeforeAfterChart chart{.title = "Fusion (epilogue)",
 //                                  .before_label = "unfused",
@@ -42,6 +42,44 @@ struct ComparisonTable {
   std::string title;
   std::vector<std::string> columns;
   std::vector<std::vector<std::string>> rows;
+  std::string note;
+};
+
+// The unit of a chart's values: seconds (FormatSeconds) or bytes
+// (FormatSi(v, "B"), decimal prefixes).
+enum class ChartUnit { kSeconds, kBytes };
+
+struct StackSegment {
+  std::string label;  // e.g. "Conv" or "memory-bound"
+  double value = 0;   // in the chart's ChartUnit (seconds by default)
+  std::string color;  // CSS colour
+};
+
+struct StackedBar {
+  std::string label;  // e.g. the device name
+  std::vector<StackSegment> segments;
+};
+
+// Horizontal stacked bars on one scale, e.g. the serving memory stack
+// (weights, KV cache, activations, reserve) beside the device's capacity.
+struct StackedBarChart {
+  std::string title;
+  ChartUnit unit = ChartUnit::kSeconds;
+  std::vector<StackedBar> bars;
+  std::string note;
+};
+
+// A line through points on linear axes, a time on y, e.g. the time per
+// output token against the context length.
+struct LinePoint {
+  double x = 0;    // in the unit x_label states
+  double y_s = 0;  // seconds
+};
+struct LineChart {
+  std::string title;
+  std::string x_label;  // axis title with its unit, e.g. "Context (tokens)"
+  std::string y_label;  // axis title, e.g. "Time per output token (s)"
+  std::vector<LinePoint> points;  // drawn in this order
   std::string note;
 };
 

@@ -87,6 +87,64 @@ std::string FormatServe(const ServeResult& r) {
   return out;
 }
 
+void AddServeHtml(const ServeResult& r, HtmlReportInput* page) {
+  const std::string gpus = r.gpus == 1 ? std::string("one GPU")
+                                       : fmt::format("per GPU of {}", r.gpus);
+  LineChart tpot;
+  tpot.title = fmt::format(
+      "Time per output token vs context (prompt {} tokens, generate {}, "
+      "concurrency {})",
+      r.prompt, r.generate, r.concurrency);
+  tpot.x_label = "Context (tokens in the KV cache)";
+  tpot.y_label = "Time per output token (s)";
+  for (const ServeStep& s : r.tpot_by_context) {
+    tpot.points.push_back(
+        {.x = static_cast<double>(s.context), .y_s = s.tpot_s});
+  }
+  tpot.note = fmt::format(
+      "Time to first token (prefill of {} tokens x {} requests) {}; mean time "
+      "per output token {} over the {} steps; request latency (TTFT + decode) "
+      "{}; {} output tokens/s per request, {} in aggregate. Each point is a "
+      "decode step analyzed in full ({} of {}); the others are interpolated "
+      "linearly between them.",
+      r.prompt, r.concurrency, FormatSeconds(r.ttft_s), FormatSeconds(r.tpot_s),
+      r.generate, FormatSeconds(r.request_latency_s),
+      FormatNumber(r.output_tokens_per_s),
+      FormatNumber(r.aggregate_output_tokens_per_s), r.tpot_by_context.size(),
+      r.generate);
+  page->line_charts.push_back(std::move(tpot));
+
+  const ServeMemory& m = r.memory;
+  StackedBarChart memory;
+  memory.title = fmt::format("Serving memory ({})", gpus);
+  memory.unit = ChartUnit::kBytes;
+  // Short legend labels (the legend elides long ones); the note says what
+  // each is.
+  memory.bars.push_back(
+      {.label = fmt::format("needed, concurrency {}", r.concurrency),
+       .segments = {{"weights", m.weight_bytes, "#4e79a7"},
+                    {"KV cache", m.kv_cache_bytes, "#f28e2b"},
+                    {"activations", m.activation_bytes, "#59a14f"},
+                    {"runtime reserve", m.reserve_bytes, "#a0a7ae"}}});
+  memory.bars.push_back(
+      {.label = "device capacity",
+       .segments = {{"device capacity", m.capacity_bytes, "#4a4f55"}}});
+  memory.note = fmt::format(
+      "{} of {} ({}). Weights: {}; KV cache at prompt + generate = {} tokens: "
+      "{} per token ({} layers) x {} tokens x {} requests{}; activations: the "
+      "prefill's peak (KV cache excluded); runtime reserve: {} of the device "
+      "(vLLM's gpu_memory_utilization 0.9). Largest concurrency that fits: "
+      "{}. Bytes in decimal SI units (1 GB = 10^9 B).",
+      FormatSi(m.total_bytes, "B"), FormatSi(m.capacity_bytes, "B"),
+      m.fits ? "fits" : "does NOT fit",
+      r.gpus == 1 ? "the whole model" : "this GPU's shard",
+      r.prompt + r.generate, FormatSi(r.kv.bytes_per_token, "B"), r.kv.layers,
+      r.prompt + r.generate, r.concurrency,
+      r.gpus == 1 ? "" : fmt::format(" / {} GPUs", r.gpus),
+      FormatPercent(kRuntimeReserveFraction), r.max_concurrency);
+  page->stacked_bars.push_back(std::move(memory));
+}
+
 nlohmann::ordered_json ServeJson(const ServeResult& r) {
   nlohmann::ordered_json j;
   j["prompt_tokens"] = r.prompt;

@@ -1,11 +1,13 @@
 // The --serve section: a table (TTFT, TPOT, request latency, tokens/s, TPOT
-// by context, the memory stack, max concurrency) and the "serve" JSON.
+// by context, the memory stack, max concurrency), the "serve" JSON and the
+// HTML page's two charts.
 #ifndef RIDGELINE_ENGINE_REPORT_SERVE_REPORT_H_
 #define RIDGELINE_ENGINE_REPORT_SERVE_REPORT_H_
 
 #include <string>
 #include <vector>
 
+#include "engine/report/html.h"
 #include "engine/serve.h"
 #include "nlohmann/json.hpp"
 
@@ -19,6 +21,14 @@ std::string FormatServe(const ServeResult& result);
 //  "aggregate_output_tokens_per_s", "kv_bytes_per_token", "kv_layers",
 //  "memory": {...}, "max_concurrency", "analyses"}
 nlohmann::ordered_json ServeJson(const ServeResult& result);
+
+// The HTML page's serving sections: a line chart of the time per output
+// token against the context (one point per analyzed decode step, the TTFT,
+// mean TPOT, request latency and tokens/s in its note) and the memory stack
+// of one GPU as stacked bars in bytes (weights, KV cache at prompt +
+// generate, peak activations, runtime reserve; beside them the device's
+// capacity), with the largest concurrency that fits in its note.
+void AddServeHtml(const ServeResult& result, HtmlReportInput* page);
 
 // --sweep concurrency=LIST with --serve: one row per concurrency (TTFT,
 // TPOT, request latency, tokens/s per request and in aggregate, memory,

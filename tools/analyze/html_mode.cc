@@ -1,6 +1,7 @@
 // analyze --format html|svg: the self-contained HTML report or the roofline
 // plot alone (engine/report/html.h, svg.h). Every device of --hw a,b draws a
-// roof; the tables use the first.
+// roof; the tables use the first. The page adds the what-if bars and, with
+// --serve, the time per output token by context and the memory stack.
 #include <string>
 #include <vector>
 
@@ -101,6 +102,9 @@ absl::StatusOr<std::string> RenderPicture(const RunContext& ctx) {
     in.comparisons.push_back(*std::move(t));
   }
   if (absl::Status s = AddWhatIfHtml(ctx, &in); !s.ok()) return s;
+  if (ctx.options->serve) {
+    if (absl::Status s = AddServeHtml(ctx, &in); !s.ok()) return s;
+  }
   return engine::report::RenderHtmlReport(in);
 }
 

@@ -109,6 +109,9 @@ absl::Status AddServeSweepJson(const RunContext& ctx,
                                nlohmann::ordered_json* report);
 absl::Status AddServeJson(const RunContext& ctx,
                           nlohmann::ordered_json* report);
+// The HTML page's serving charts: TPOT vs context and the memory stack.
+absl::Status AddServeHtml(const RunContext& ctx,
+                          engine::report::HtmlReportInput* page);
 
 // html_mode.cc ---------------------------------------------------------------
 // --format html|svg: the page or the plot; every --hw device draws a roof.

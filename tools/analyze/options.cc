@@ -723,10 +723,15 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
         "json");
   }
   if (o.picture != Options::Picture::kNone &&
-      (!o.sweep.empty() || !o.measured_path.empty())) {
+      (!o.sweep.empty() || !o.measured_path.empty() || o.search)) {
     return absl::InvalidArgumentError(
-        "--sweep and --measured are not drawn by --format html/svg; use "
-        "table, md or json");
+        "--sweep, --measured and --search are not drawn by --format html/svg; "
+        "use table, md or json");
+  }
+  if (o.picture == Options::Picture::kSvg && o.serve) {
+    return absl::InvalidArgumentError(
+        "--format svg is the roofline plot only; --serve's charts are drawn "
+        "by --format html");
   }
   return o;
 }

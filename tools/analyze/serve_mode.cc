@@ -392,4 +392,12 @@ absl::Status AddServeJson(const RunContext& ctx,
   return absl::OkStatus();
 }
 
+absl::Status AddServeHtml(const RunContext& ctx,
+                          engine::report::HtmlReportInput* page) {
+  absl::StatusOr<engine::ServeResult> r = RunServe(ctx);
+  if (!r.ok()) return r.status();
+  engine::report::AddServeHtml(*r, page);
+  return absl::OkStatus();
+}
+
 }  // namespace ridgeline::tools::analyze
