@@ -360,14 +360,32 @@ std::string MathPrecision(const QuantizeOptions& options,
 
 absl::StatusOr<QuantizeResult> AnalyzeQuantized(
     const graph::Graph& graph, const Hardware& hardware,
-    const AnalyzeOptions& base, const QuantizeOptions& options) {
+    const AnalyzeOptions& base, const QuantizeOptions& options,
+    const ParallelOptions& parallel) {
   if (absl::Status s = ValidateQuantizeOptions(graph, options); !s.ok()) {
     return s;
+  }
+  const bool sharded = parallel.gpus() > 1;
+  if (sharded && (parallel.pp > 1 || parallel.ep > 1)) {
+    return absl::InvalidArgumentError(
+        "quantization what-ifs are sharded with --tp only, not with --pp or "
+        "--ep");
+  }
+  if (sharded && !options.activations.empty()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--activations {} with --tp {}: only weight and KV-cache quantization "
+        "are sharded (quantized activations would change the all-reduce "
+        "messages, which is not modelled)",
+        options.activations, parallel.tp));
   }
   QuantizeResult result;
   result.options = options;
   absl::StatusOr<Analysis> before = Analyze(graph, hardware, base);
   if (!before.ok()) return before.status();
+  if (sharded) {
+    before = ShardAnalysis(graph, *std::move(before), parallel);
+    if (!before.ok()) return before.status();
+  }
   result.before = *std::move(before);
   result.peak_before = result.before.assumptions.peak_precision;
 
@@ -412,6 +430,10 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(
   }
   absl::StatusOr<Analysis> after = Analyze(graph, hardware, after_options);
   if (!after.ok()) return after.status();
+  if (sharded) {
+    after = ShardAnalysis(graph, *std::move(after), parallel);
+    if (!after.ok()) return after.status();
+  }
   result.after = *std::move(after);
 
   const std::vector<LayerResult>& lb = result.before.layers;
@@ -425,15 +447,22 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(
   for (size_t i = 0; i < lb.size(); ++i) {
     const LayerResult& b = lb[i];
     const LayerResult& a = la[i];
+    if (b.node != a.node || b.name != a.name) {
+      return absl::InternalError("the two analyses list different layers");
+    }
     result.weight_traffic_before += b.cost.weight_bytes;
     result.weight_traffic += a.cost.weight_bytes;
     if (b.cost.view || b.skipped) continue;
     result.roof_before_s += std::max(b.t_compute_s, b.t_memory_s);
     result.roof_s += std::max(a.t_compute_s, a.t_memory_s);
     result.taxes_s += b.t_overhead_s;
-    const graph::Node& node = graph.node(b.node);
     absl::flat_hash_set<int> seen;
-    for (const graph::IndexList* list : {&node.inputs, &node.outputs}) {
+    // Collective layers of a sharded analysis have no node (no KV tensor).
+    for (const graph::IndexList* list :
+         b.node >= 0
+             ? std::vector<const graph::IndexList*>{&graph.node(b.node).inputs,
+                                                    &graph.node(b.node).outputs}
+             : std::vector<const graph::IndexList*>{}) {
       for (int t : *list) {
         if (t < 0 || pricer.RoleOf(t) != TensorRole::kKvCache ||
             !seen.insert(t).second) {
@@ -472,6 +501,19 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(
   result.capacity_bytes = hardware.memory_capacity_bytes;
   result.fits_before = result.before.summary.fits_in_memory;
   result.fits = result.after.summary.fits_in_memory;
+  if (sharded) {
+    // One GPU's cache: its KV heads are 1/tp of the model's.
+    result.kv_bytes_before /= parallel.tp;
+    result.kv_bytes /= parallel.tp;
+    const ParallelSummary& pb = *result.before.summary.parallel;
+    const ParallelSummary& pa = *result.after.summary.parallel;
+    result.gpus = pa.gpus;
+    result.weight_bytes_per_gpu_before = pb.weight_bytes_per_gpu;
+    result.weight_bytes_per_gpu = pa.weight_bytes_per_gpu;
+    result.collective_s = pa.collective_s;
+    result.fits_before = pb.fits_in_memory_per_gpu;
+    result.fits = pa.fits_in_memory_per_gpu;
+  }
   return result;
 }
 

@@ -53,6 +53,7 @@
 #include "engine/analysis.h"
 #include "engine/counter_registry.h"
 #include "engine/hardware.h"
+#include "engine/parallel/sharding.h"
 #include "graph/graph.h"
 
 namespace ridgeline::engine {
@@ -160,27 +161,42 @@ struct QuantizeResult {
   // Stored size of all weights (initializers and Constant outputs).
   double model_bytes_before = 0;
   double model_bytes = 0;
-  // Weight bytes read by the layers, summed (a decode step streams them all).
+  // Weight bytes read by the layers, summed (a decode step streams them all);
+  // one GPU's when sharded.
   double weight_traffic_before = 0;
   double weight_traffic = 0;
   // Bytes of KV-cache tensors read or written by the layers (approximated as
-  // the sizes of KV tensors the layers touch).
+  // the sizes of KV tensors the layers touch); one GPU's (/ tp) when sharded.
   double kv_bytes_before = 0;
   double kv_bytes = 0;
   double capacity_bytes = 0;
-  bool fits_before = true;  // weights + peak activations <= capacity
+  // weights + peak activations <= capacity (per GPU when sharded)
+  bool fits_before = true;
   bool fits = true;
+  // Sharded (--tp): GPUs, and one GPU's weights before and after; `before`
+  // and `after` are then sharded analyses, `layers` lists their collective
+  // layers too (node -1, unchanged) and the latencies are one inference of
+  // the sharded model.
+  int gpus = 1;
+  double weight_bytes_per_gpu_before = 0;
+  double weight_bytes_per_gpu = 0;
+  double collective_s = 0;  // the collectives' time, the same before/after
 };
 
 // Analyzes the graph as stored and quantized. `base` are the analyze options
 // of the as-stored run (its `pricer` and `precision` are the starting point:
 // the quantized run keeps `base.precision`'s re-pricing for what the options
 // leave alone). Errors: invalid options, --weights on a quantized model, a
-// device with no peak for the math precision.
-absl::StatusOr<QuantizeResult> AnalyzeQuantized(const graph::Graph& graph,
-                                                const Hardware& hardware,
-                                                const AnalyzeOptions& base,
-                                                const QuantizeOptions& options);
+// device with no peak for the math precision. With `parallel` over more
+// than one GPU (tensor parallel only), both analyses are sharded
+// (ShardAnalysis): each GPU's share of the weights is re-priced, the
+// all-reduces keep their messages (activations as stored); --activations is
+// then an error (it would change the all-reduce precision, which is not
+// modelled), as are --pp and --ep.
+absl::StatusOr<QuantizeResult> AnalyzeQuantized(
+    const graph::Graph& graph, const Hardware& hardware,
+    const AnalyzeOptions& base, const QuantizeOptions& options,
+    const ParallelOptions& parallel = {});
 
 }  // namespace ridgeline::engine
 

@@ -83,10 +83,22 @@ std::string RenderQuantizeText(const QuantizeResult& result,
   out += report::RenderText(table);
   out += fmt::format(
       "\nlatency         as stored {}  quantized {}  speed-up {} (dispatch "
-      "tax included in both)\n",
+      "tax included in both{})\n",
       report::FormatSeconds(result.latency_before_s),
       report::FormatSeconds(result.latency_s),
-      report::FormatSpeedup(result.speedup));
+      report::FormatSpeedup(result.speedup),
+      result.gpus > 1
+          ? fmt::format("; one inference sharded over {} GPUs", result.gpus)
+          : "");
+  if (result.gpus > 1) {
+    out += fmt::format(
+        "  per GPU       weights as stored {}  quantized {}  ({}); "
+        "collectives {} (unchanged: activations as stored)\n",
+        report::FormatSi(result.weight_bytes_per_gpu_before, "B"),
+        report::FormatSi(result.weight_bytes_per_gpu, "B"),
+        Ratio(result.weight_bytes_per_gpu_before, result.weight_bytes_per_gpu),
+        report::FormatSeconds(result.collective_s));
+  }
   out += fmt::format(
       "  roofline time  as stored {}  quantized {}  ({:.2f}x); taxes {} "
       "(per-layer + dispatch, unchanged)\n",
@@ -113,9 +125,10 @@ std::string RenderQuantizeText(const QuantizeResult& result,
         Ratio(result.kv_bytes_before, result.kv_bytes));
   }
   out += fmt::format(
-      "fits in memory  as stored {}  quantized {}  (weights + peak "
+      "fits in memory  as stored {}  quantized {}  ({}weights + peak "
       "activations vs {} capacity)\n",
       result.fits_before ? "yes" : "no", result.fits ? "yes" : "no",
+      result.gpus > 1 ? "one GPU's " : "",
       report::FormatSi(result.capacity_bytes, "B"));
   return out;
 }
@@ -135,6 +148,31 @@ nlohmann::ordered_json QuantizeJson(const QuantizeResult& result) {
                       {"op", l.op_type},
                       {"saved_s", l.saved_s}});
   }
+  // Sharded (--tp): "collective_s", "gpus", "weight_bytes_per_gpu" and
+  // "weight_bytes_per_gpu_before" join the summary.
+  const bool sharded = result.gpus > 1;
+  nlohmann::ordered_json summary;
+  summary["capacity_bytes"] = result.capacity_bytes;
+  if (sharded) summary["collective_s"] = result.collective_s;
+  summary["fits"] = result.fits;
+  summary["fits_before"] = result.fits_before;
+  if (sharded) summary["gpus"] = result.gpus;
+  summary["kv_bytes"] = result.kv_bytes;
+  summary["kv_bytes_before"] = result.kv_bytes_before;
+  summary["latency_before_s"] = result.latency_before_s;
+  summary["latency_s"] = result.latency_s;
+  summary["model_bytes"] = result.model_bytes;
+  summary["model_bytes_before"] = result.model_bytes_before;
+  summary["roof_before_s"] = result.roof_before_s;
+  summary["roof_s"] = result.roof_s;
+  summary["speedup"] = result.speedup;
+  summary["taxes_s"] = result.taxes_s;
+  if (sharded) {
+    summary["weight_bytes_per_gpu"] = result.weight_bytes_per_gpu;
+    summary["weight_bytes_per_gpu_before"] = result.weight_bytes_per_gpu_before;
+  }
+  summary["weight_traffic"] = result.weight_traffic;
+  summary["weight_traffic_before"] = result.weight_traffic_before;
   return {
       {"layers", layers},
       {"math_precision", result.math_precision},
@@ -146,22 +184,7 @@ nlohmann::ordered_json QuantizeJson(const QuantizeResult& result) {
         {"scale_bytes", q.scale_bytes},
         {"weights", OrAsStored(q.weights)}}},
       {"peak_precision_before", result.peak_before},
-      {"summary",
-       {{"capacity_bytes", result.capacity_bytes},
-        {"fits", result.fits},
-        {"fits_before", result.fits_before},
-        {"kv_bytes", result.kv_bytes},
-        {"kv_bytes_before", result.kv_bytes_before},
-        {"latency_before_s", result.latency_before_s},
-        {"latency_s", result.latency_s},
-        {"model_bytes", result.model_bytes},
-        {"model_bytes_before", result.model_bytes_before},
-        {"roof_before_s", result.roof_before_s},
-        {"roof_s", result.roof_s},
-        {"speedup", result.speedup},
-        {"taxes_s", result.taxes_s},
-        {"weight_traffic", result.weight_traffic},
-        {"weight_traffic_before", result.weight_traffic_before}}},
+      {"summary", std::move(summary)},
   };
 }
 

@@ -30,7 +30,8 @@ std::string RenderQuantizeText(const QuantizeResult& result,
 //             "kv_bytes_before","latency_before_s","latency_s",
 //             "model_bytes","model_bytes_before","roof_before_s","roof_s",
 //             "speedup","taxes_s","weight_traffic",
-//             "weight_traffic_before"}}
+//             "weight_traffic_before"; sharded (--tp) also "collective_s",
+//             "gpus", "weight_bytes_per_gpu", "weight_bytes_per_gpu_before"}}
 // Keys in alphabetical order. Units: bytes and seconds; "" options mean "as
 // stored".
 nlohmann::ordered_json QuantizeJson(const QuantizeResult& result);

@@ -42,7 +42,8 @@ struct Priced {
 
 Priced Price(const graph::Graph& graph, const Hardware& hardware,
              const AnalyzeOptions& base, const Analysis& as_stored,
-             const QuantizeOptions& q, const FusionPlan* plan) {
+             const QuantizeOptions& q, const FusionPlan* plan,
+             const ParallelOptions& parallel) {
   Priced p;
   if (!q.any()) {
     p.ok = true;
@@ -59,7 +60,8 @@ Priced Price(const graph::Graph& graph, const Hardware& hardware,
     }
     return p;
   }
-  absl::StatusOr<QuantizeResult> r = AnalyzeQuantized(graph, hardware, base, q);
+  absl::StatusOr<QuantizeResult> r =
+      AnalyzeQuantized(graph, hardware, base, q, parallel);
   if (!r.ok()) {
     p.note = std::string(MessageOf(r.status()));
     return p;
@@ -87,6 +89,11 @@ absl::StatusOr<std::vector<WhatIfRow>> RunWhatIf(const graph::Graph& graph,
                                                  const WhatIfOptions& options) {
   absl::StatusOr<Analysis> as_stored = Analyze(graph, hardware, base);
   if (!as_stored.ok()) return as_stored.status();
+  const bool sharded = options.parallel.gpus() > 1;
+  if (sharded) {
+    as_stored = ShardAnalysis(graph, *std::move(as_stored), options.parallel);
+    if (!as_stored.ok()) return as_stored.status();
+  }
   const double reference = as_stored->summary.latency_s;
   std::vector<WhatIfRow> rows;
   auto add = [&](WhatIfRow row) {
@@ -107,6 +114,12 @@ absl::StatusOr<std::vector<WhatIfRow>> RunWhatIf(const graph::Graph& graph,
   for (const FusionKinds& kinds : levels) {
     WhatIfRow row;
     row.fuse = kinds;
+    if (sharded) {
+      row.available = false;
+      row.note = "fusion what-ifs are not sharded (--tp)";
+      add(std::move(row));
+      continue;
+    }
     absl::StatusOr<FusionPlan> plan = PlanFusion(graph, kinds);
     absl::StatusOr<FusionResult> fused =
         plan.ok() ? ApplyFusion(*as_stored, *plan, graph, base)
@@ -151,7 +164,8 @@ absl::StatusOr<std::vector<WhatIfRow>> RunWhatIf(const graph::Graph& graph,
       add(std::move(row));
       continue;
     }
-    Priced p = Price(graph, hardware, base, *as_stored, q, nullptr);
+    Priced p =
+        Price(graph, hardware, base, *as_stored, q, nullptr, options.parallel);
     row.available = p.ok;
     row.note = p.note;
     row.latency_s = p.latency_s;
@@ -177,7 +191,7 @@ absl::StatusOr<std::vector<WhatIfRow>> RunWhatIf(const graph::Graph& graph,
   best.available = false;
   for (const QuantizeOptions& q : combos) {
     Priced p = Price(graph, hardware, base, *as_stored, q,
-                     all_plan ? &*all_plan : nullptr);
+                     all_plan ? &*all_plan : nullptr, options.parallel);
     if (!p.ok) continue;
     auto consider = [&](double latency, FusionKinds fuse) {
       if (!best.available || latency < best.latency_s) {

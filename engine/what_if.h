@@ -14,6 +14,7 @@
 #include "engine/analysis.h"
 #include "engine/fusion.h"
 #include "engine/hardware.h"
+#include "engine/parallel/sharding.h"
 #include "engine/quantize.h"
 #include "engine/report/text_table.h"
 #include "graph/graph.h"
@@ -39,6 +40,10 @@ struct WhatIfOptions {
   // int4 group size and scale size used by the quantization rows.
   int64_t int4_group_size = 128;
   double scale_bytes = 2;
+  // --tp: every row is one inference of the sharded model
+  // (AnalyzeQuantized with `parallel`); the fusion rows and rows that
+  // quantize activations are listed as unavailable.
+  ParallelOptions parallel;
 };
 
 // Rows, in order: as stored; fuse epilogue, elementwise, attention, all;

@@ -18,7 +18,10 @@
 #include "engine/parallel/collectives.h"
 #include "engine/parallel/sharding.h"
 #include "engine/parallel/transformer_blocks.h"
+#include "engine/quantize.h"
+#include "engine/quantize_report.h"
 #include "engine/sweep.h"
+#include "engine/what_if.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/zoo_test_util.h"
@@ -293,6 +296,129 @@ TEST_F(Llama8bDecode, DecodeSpeedUpFromOneToEightGpusIsSublinear) {
   // Collectives take a visible share of the step.
   EXPECT_GT(s->split.summary.parallel->collective_s,
             0.1 * s->split.summary.latency_s);
+}
+
+// --weights int8 with --tp 8 (AnalyzeQuantized with ParallelOptions):
+// weight-only per-channel int8 is 1 B per element + one 2 B scale per
+// output channel (engine/quantize.h), and each GPU holds its shard:
+//   q_proj W [4096, 4096], column-parallel: (4096 x 4096 + 2 x 4096) / 8 =
+//     2,098,176 B per GPU (bf16: 4096 x 4096 x 2 / 8 = 4,194,304);
+//   down_proj W [14336, 4096], row-parallel: (14336 x 4096 + 2 x 4096) / 8
+//     = 7,341,056 B per GPU (bf16: 14,680,064).
+// The all-reduces keep their 1 token x 4096 x 2 B = 8,192 B messages.
+TEST_F(Llama8bDecode, Int8WeightsOnEightGpusQuantizeEachShard) {
+  absl::StatusOr<engine::Hardware> hw = testing::SourceHardware("h100-sxm");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  absl::StatusOr<engine::Runtime> rt =
+      zoo::ResolveRuntime(zoo::DefaultRuntimeKey(*hw));
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  engine::AnalyzeOptions o;
+  o.runtime = &*rt;
+  o.precision = "bf16";
+  engine::QuantizeOptions q;
+  q.weights = "int8";
+  absl::StatusOr<engine::QuantizeResult> r =
+      engine::AnalyzeQuantized(*graph_, *hw, o, q, {.tp = 8});
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->gpus, 8);
+  ASSERT_EQ(r->before.layers.size(), r->after.layers.size());
+  int q_proj = 0, down_proj = 0, all_reduce = 0;
+  for (size_t i = 0; i < r->after.layers.size(); ++i) {
+    const engine::LayerResult& b = r->before.layers[i];
+    const engine::LayerResult& a = r->after.layers[i];
+    if (a.op_type == "MatMul" && a.name.find("q_proj") != std::string::npos) {
+      ++q_proj;
+      EXPECT_DOUBLE_EQ(b.cost.weight_bytes, 4194304) << a.name;
+      EXPECT_DOUBLE_EQ(a.cost.weight_bytes, 2098176) << a.name;
+    }
+    if (a.op_type == "MatMul" &&
+        a.name.find("down_proj") != std::string::npos) {
+      ++down_proj;
+      EXPECT_DOUBLE_EQ(b.cost.weight_bytes, 14680064) << a.name;
+      EXPECT_DOUBLE_EQ(a.cost.weight_bytes, 7341056) << a.name;
+    }
+    if (a.op_type == "AllReduce") {
+      ++all_reduce;
+      EXPECT_EQ(a.message_bytes, 8192) << a.name;
+      EXPECT_EQ(b.message_bytes, 8192) << a.name;
+      EXPECT_DOUBLE_EQ(a.latency_s, b.latency_s) << a.name;
+    }
+  }
+  EXPECT_EQ(q_proj, 32);
+  EXPECT_EQ(down_proj, 32);
+  EXPECT_EQ(all_reduce, 64);
+  // Collectives unchanged; the result lists them (node -1) beside the layers.
+  EXPECT_DOUBLE_EQ(r->collective_s, r->before.summary.parallel->collective_s);
+  EXPECT_GT(r->collective_s, 0);
+  // The latencies are one inference of the sharded model, before and after.
+  EXPECT_DOUBLE_EQ(r->latency_before_s, r->before.summary.latency_s);
+  EXPECT_DOUBLE_EQ(r->latency_s, r->after.summary.latency_s);
+  EXPECT_LT(r->latency_s, r->latency_before_s);
+  // Per GPU, bf16: 1,463,685,120 parameters (WeightsPerGpuSumToTheModel) x
+  // 2 B = 2,927,370,240 B. int8 by hand: replicated the embedding (128,256 x
+  // 4,096 + 2 B x 128,256 scales = 525,593,088) and the norms (32 x 8,192 +
+  // 4,096 elements x 2 B = 532,480); split / 8 the 32 layers' projections
+  // (218,103,808 elements + 2 B x 43,008 output channels = 218,189,824 B
+  // each) and the LM head (525,593,088): 525,593,088 + 532,480 + (32 x
+  // 218,189,824 + 525,593,088) / 8 = 1,464,584,000 B. The sharding prices
+  // weights at the whole model's bytes per stored byte (one ratio: 2 x
+  // 8,033,793,024 / 16,060,522,496 per bf16 element), within 0.1% of that.
+  EXPECT_NEAR(r->weight_bytes_per_gpu_before, 2927370240.0, 1);
+  EXPECT_NEAR(r->weight_bytes_per_gpu, 1464584000.0, 0.001 * 1464584000.0);
+  EXPECT_NEAR(r->model_bytes, 8033793024.0, 1);  // the whole model, int8
+  const std::string text = engine::RenderQuantizeText(*r);
+  EXPECT_NE(text.find("one inference sharded over 8 GPUs"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("per GPU       weights as stored 2.93 GB"),
+            std::string::npos)
+      << text;
+  const nlohmann::json j = engine::QuantizeJson(*r);
+  EXPECT_EQ(j["summary"]["gpus"], 8);
+  EXPECT_NEAR(j["summary"]["weight_bytes_per_gpu_before"].get<double>(),
+              2927370240.0, 1);
+
+  // Activation quantization would change the all-reduce messages: refused.
+  q.activations = "int8";
+  absl::StatusOr<engine::QuantizeResult> w8a8 =
+      engine::AnalyzeQuantized(*graph_, *hw, o, q, {.tp = 8});
+  ASSERT_FALSE(w8a8.ok());
+  EXPECT_NE(w8a8.status().message().find("--activations int8 with --tp 8"),
+            std::string::npos)
+      << w8a8.status();
+
+  // The what-if table on 2 GPUs: as stored is the sharded analysis, the int8
+  // row equals AnalyzeQuantized at tp 2; fusion and W8A8 rows unavailable.
+  engine::WhatIfOptions w;
+  w.parallel.tp = 2;
+  absl::StatusOr<std::vector<engine::WhatIfRow>> rows =
+      engine::RunWhatIf(*graph_, *hw, o, w);
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  absl::StatusOr<Sharded> tp2 = Shard(*graph_, "h100-sxm", {.tp = 2});
+  ASSERT_TRUE(tp2.ok()) << tp2.status();
+  q.activations.clear();
+  absl::StatusOr<engine::QuantizeResult> int8_tp2 =
+      engine::AnalyzeQuantized(*graph_, *hw, o, q, {.tp = 2});
+  ASSERT_TRUE(int8_tp2.ok()) << int8_tp2.status();
+  int fusion_rows = 0;
+  for (const engine::WhatIfRow& row : *rows) {
+    if (row.scenario == "as stored") {
+      EXPECT_DOUBLE_EQ(row.latency_s, tp2->split.summary.latency_s);
+    }
+    if (row.scenario == "weights int8") {
+      EXPECT_TRUE(row.available) << row.note;
+      EXPECT_DOUBLE_EQ(row.latency_s, int8_tp2->latency_s);
+    }
+    if (!row.best && row.fuse.any()) {
+      ++fusion_rows;
+      EXPECT_FALSE(row.available);
+    }
+    if (!row.best && !row.quantize.activations.empty()) {
+      EXPECT_FALSE(row.available) << row.scenario;
+    }
+  }
+  EXPECT_EQ(fusion_rows, 4);
+  EXPECT_TRUE(rows->back().best);
+  EXPECT_TRUE(rows->back().available);
 }
 
 // Mixtral-8x7B (8 experts, top-2; tests/moe_test.cc counts it), bf16 on
@@ -614,6 +740,30 @@ TEST(ParallelCli, TensorParallelSweep) {
   r = RunAnalyze(
       "--zoo llama-3.1-8b-decode --hw h100 --sweep tp=2 --whole-model");
   EXPECT_EQ(r.code, 1);
+}
+
+// Quantization what-ifs on a tensor-parallel analysis; fusion, activation
+// quantization and other parallel layouts stay usage errors.
+TEST(ParallelCli, WeightWhatIfsWithTensorParallel) {
+  CliRun r = RunAnalyze(
+      "--zoo llama-3.1-8b-decode --hw h100 --precision bf16 --tp 8 "
+      "--weights int8");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("one inference sharded over 8 GPUs"), std::string::npos)
+      << r.out;
+  r = RunAnalyze(
+      "--zoo llama-3.1-8b-decode --hw h100 --precision bf16 --tp 2 "
+      "--what-if --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("what_if"));
+  EXPECT_DOUBLE_EQ(j["what_if"][0]["latency_s"].get<double>(),
+                   j["summary"]["latency_s"].get<double>());
+  for (const char* bad : {"--tp 2 --fuse all", "--tp 2 --activations int8",
+                          "--pp 2 --weights int8", "--ep 2 --what-if"}) {
+    r = RunAnalyze(std::string("--zoo llama-3.1-8b-decode --hw h100 ") + bad);
+    EXPECT_EQ(r.code, 1) << bad;
+  }
 }
 
 TEST(ParallelCli, ExpertParallelJson) {

@@ -674,13 +674,24 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
     return absl::InvalidArgumentError("--microbatches needs --pp P > 1");
   }
   if (o.parallel.gpus() > 1 &&
-      (o.whole_model || !o.sweep.empty() || !o.fuse.empty() ||
-       !o.weights.empty() || !o.activations.empty() || !o.kv_cache.empty() ||
-       o.what_if || !o.measured_path.empty())) {
+      (o.whole_model || !o.sweep.empty() || !o.measured_path.empty())) {
     return absl::InvalidArgumentError(
-        "--tp/--pp/--ep work with the per-layer report and --serve; not yet "
-        "with --whole-model, --sweep (use --sweep tp=LIST for tensor "
-        "parallel), what-ifs or --measured");
+        "--tp/--pp/--ep work with the per-layer report, --serve and the "
+        "quantization what-ifs; not yet with --whole-model, --sweep (use "
+        "--sweep tp=LIST for tensor parallel) or --measured");
+  }
+  const bool quantize_what_if =
+      !o.weights.empty() || !o.kv_cache.empty() || o.what_if;
+  if ((o.parallel.pp > 1 || o.parallel.ep > 1) &&
+      (quantize_what_if || !o.fuse.empty() || !o.activations.empty())) {
+    return absl::InvalidArgumentError(
+        "what-ifs are sharded with --tp only; not with --pp or --ep");
+  }
+  if (o.parallel.tp > 1 && (!o.fuse.empty() || !o.activations.empty())) {
+    return absl::InvalidArgumentError(
+        "with --tp, the what-ifs are --weights, --kv-cache and --what-if: "
+        "--fuse and --activations are not sharded yet (quantized "
+        "activations would change the all-reduce messages)");
   }
   if ((!o.ttft_max.empty() || !o.tpot_max.empty()) && !o.search) {
     return absl::InvalidArgumentError(

@@ -1,6 +1,7 @@
 // analyze --fuse / --weights / --activations / --kv-cache / --what-if: the
 // fusion and quantization what-ifs (engine/fusion.h, engine/quantize.h,
 // engine/what_if.h). The report's own layers stay as stored and unfused.
+// With --tp the quantization what-ifs are sharded like the report.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -38,7 +39,7 @@ absl::StatusOr<WhatIfResults> Run(const RunContext& ctx) {
   const engine::QuantizeOptions q = QuantizeOptionsOf(o);
   if (q.any()) {
     absl::StatusOr<engine::QuantizeResult> result =
-        engine::AnalyzeQuantized(ctx.graph, ctx.hw, ctx.analyze, q);
+        engine::AnalyzeQuantized(ctx.graph, ctx.hw, ctx.analyze, q, o.parallel);
     if (!result.ok()) return result.status();
     r.quantize = *std::move(result);
   }
@@ -61,8 +62,10 @@ absl::StatusOr<WhatIfResults> Run(const RunContext& ctx) {
     }
   }
   if (o.what_if) {
+    engine::WhatIfOptions w;
+    w.parallel = o.parallel;
     absl::StatusOr<std::vector<engine::WhatIfRow>> rows =
-        engine::RunWhatIf(ctx.graph, ctx.hw, ctx.analyze);
+        engine::RunWhatIf(ctx.graph, ctx.hw, ctx.analyze, w);
     if (!rows.ok()) return rows.status();
     r.what_if = *std::move(rows);
   }
