@@ -10,11 +10,25 @@ namespace ridgeline::engine {
 // The matrix product a contraction runs as (a convolution as an implicit
 // GEMM: m = N * output pixels, n = C_out / group, k = C_in / group * kernel
 // size, batch = group). batch == 0: not a contraction.
+//
+// How a host GEMM library (ONNX Runtime's MLAS) lays the same product out,
+// for the host GEMM model of engine/timing.h:
+//   conv: a convolution. The library computes W [n x k] x columns [k x m]
+//     per group: the weight is the left operand, the input's column matrix
+//     the right one. For a matrix product the right operand is B [k x n].
+//   expanded: a convolution whose column matrix is materialized (im2col):
+//     its kernel is not 1x1, or a stride or a pad is not trivial.
+//   b_is_weight: a matrix product whose right operand is an initializer.
+//   element_bytes: bytes per element of the right operand (0 unknown).
 struct GemmShape {
   double batch = 0;
   double m = 0;
   double n = 0;
   double k = 0;
+  bool conv = false;
+  bool expanded = false;
+  bool b_is_weight = false;
+  double element_bytes = 0;
 };
 
 struct Cost {

@@ -54,6 +54,49 @@ absl::Status FractionMap(const Json& v, std::string_view origin,
 }
 
 constexpr double kMaxSeconds = 1.0;  // no per-kernel cost is a second
+// Passes over an operand a host GEMM makes to stage it (pack, im2col).
+constexpr double kMaxPasses = 16;
+
+absl::Status ParseHostGemm(const Json& v, std::string_view origin,
+                           std::string_view field,
+                           std::optional<HostGemmModel>* out) {
+  if (!v.is_object()) {
+    return FieldError(origin, field, "must be an object");
+  }
+  HostGemmModel m;
+  struct Field {
+    const char* name;
+    double* target;
+    double max;
+  };
+  const Field fields[] = {{"matrix_efficiency", &m.matrix_efficiency, 1},
+                          {"pack_passes", &m.pack_passes, kMaxPasses},
+                          {"expansion_passes", &m.expansion_passes, kMaxPasses},
+                          {"call_s", &m.call_s, kMaxSeconds},
+                          {"row_call_s", &m.row_call_s, kMaxSeconds}};
+  for (const Field& f : fields) {
+    const std::string path = fmt::format("{}.{}", field, f.name);
+    if (!v.contains(f.name)) return FieldError(origin, path, "missing");
+    absl::StatusOr<double> x = Number(v.at(f.name), origin, path, f.max);
+    if (!x.ok()) return x.status();
+    *f.target = *x;
+  }
+  for (const auto& item : v.items()) {
+    const bool known =
+        std::any_of(std::begin(fields), std::end(fields),
+                    [&](const Field& f) { return item.key() == f.name; });
+    if (!known) {
+      return FieldError(origin, fmt::format("{}.{}", field, item.key()),
+                        "unknown field");
+    }
+  }
+  if (!(m.matrix_efficiency > 0) || m.matrix_efficiency > 1) {
+    return FieldError(origin, fmt::format("{}.matrix_efficiency", field),
+                      "must be in (0, 1]");
+  }
+  *out = m;
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -195,6 +238,8 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
                          "unknown weight precision (known: int8, int4)");
         }
       }
+    } else if (field == "host_gemm") {
+      s = ParseHostGemm(v, origin, field, &r.host_gemm);
     } else if (field == "sources") {
       if (!v.is_object()) {
         s = FieldError(origin, field, "must be an object field -> citation");

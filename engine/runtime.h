@@ -18,6 +18,25 @@
 
 namespace ridgeline::engine {
 
+// ONNX Runtime's CPU GEMMs (MLAS), for flat runtimes on a host: a matrix
+// kernel whose GemmShape is known costs
+//   max(FLOPs / (peak * matrix_efficiency), bytes / BW)
+//   + (pack_passes * packed + expansion_passes * expanded) / BW
+//   + per_node_tax_s + call_s * (calls - 1)        (calls = groups/batch)
+// or, when the GEMM has one row or one column (MLAS's M == 1 kernel, no
+// packing), + per_node_tax_s + row_call_s * calls. packed = bytes of the
+// right operand the library packs on every call (a convolution's column
+// matrix, k x m per group; a matrix product's B unless it is a weight,
+// which ONNX Runtime packs once when the session loads); expanded = the
+// same column bytes when the convolution materializes them (im2col).
+struct HostGemmModel {
+  double matrix_efficiency = 0;
+  double pack_passes = 0;
+  double expansion_passes = 0;
+  double call_s = 0;
+  double row_call_s = 0;
+};
+
 struct Runtime {
   std::string key;   // "compiled"
   std::string name;  // display name
@@ -51,6 +70,8 @@ struct Runtime {
   double flat_compute_efficiency = 0.5;  // flat only
   double flat_memory_efficiency = 1.0;   // flat only
   double per_node_tax_s = 0;             // flat only: every timed node
+  // Flat only: matrix kernels timed by the host GEMM model instead.
+  std::optional<HostGemmModel> host_gemm;
   // Host time to issue one kernel. Without CUDA graphs the host and the
   // device run as a pipeline: a kernel takes max(device time, launch).
   double kernel_launch_s = 0;

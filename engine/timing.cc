@@ -32,6 +32,35 @@ double Overlap(double a, double b, double overlap) {
   return std::max(a, b) + (1 - overlap) * std::min(a, b);
 }
 
+// The host GEMM model of a flat runtime (Runtime::host_gemm; the formula is
+// in engine/runtime.h).
+KernelTime HostGemmTime(const KernelWork& work, const Pricing& p) {
+  const HostGemmModel& h = *p.runtime.host_gemm;
+  const GemmShape& g = work.gemm;
+  const double bw = p.memory_bandwidth_bytes_per_s;
+  KernelTime t;
+  t.compute_efficiency = h.matrix_efficiency;
+  t.memory_efficiency = p.runtime.flat_memory_efficiency;
+  t.t_compute_s = work.Flops() / (p.peak_flops_per_s * h.matrix_efficiency);
+  t.t_memory_s = work.bytes / (bw * t.memory_efficiency);
+  // The library's rows and columns: a convolution is W [n x k] x columns
+  // [k x m] per group, a matrix product A [m x k] x B [k x n].
+  const double rows = g.conv ? g.n : g.m;
+  const double cols = g.conv ? g.m : g.n;
+  const double right = g.k * cols * g.batch * g.element_bytes;
+  const bool one_row = rows == 1 || cols == 1;  // MLAS's M == 1 kernel
+  const double packed = one_row || (!g.conv && g.b_is_weight) ? 0 : right;
+  const double expanded = g.expanded ? right : 0;
+  const double staging =
+      (h.pack_passes * packed + h.expansion_passes * expanded) / bw;
+  const double calls =
+      one_row ? h.row_call_s * g.batch : h.call_s * (g.batch - 1);
+  t.t_overhead_s = staging + p.runtime.per_node_tax_s + calls;
+  t.latency_s = std::max(t.t_compute_s, t.t_memory_s) + t.t_overhead_s;
+  t.regime = t.t_memory_s > t.t_compute_s ? Regime::kMemory : Regime::kCompute;
+  return t;
+}
+
 }  // namespace
 
 std::string_view KernelClassName(KernelClass c) {
@@ -100,6 +129,9 @@ Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
   } else {
     if (overrides.compute_efficiency) {
       p.runtime.flat_compute_efficiency = *overrides.compute_efficiency;
+      if (p.runtime.host_gemm) {
+        p.runtime.host_gemm->matrix_efficiency = *overrides.compute_efficiency;
+      }
     }
     if (overrides.memory_efficiency) {
       p.runtime.flat_memory_efficiency = *overrides.memory_efficiency;
@@ -156,6 +188,12 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
   const Runtime& r = p.runtime;
   const double bw = p.memory_bandwidth_bytes_per_s;
 
+  // Every contraction, depthwise convolutions (class elementwise) included.
+  if (!r.size_aware && r.host_gemm && work.gemm.batch > 0 &&
+      work.gemm.element_bytes > 0 &&
+      !p.compute_efficiency_by_op.contains(work.op_type)) {
+    return HostGemmTime(work, p);
+  }
   if (!r.size_aware) {
     t.compute_efficiency = Lookup(p.compute_efficiency_by_op, work.op_type,
                                   r.flat_compute_efficiency);

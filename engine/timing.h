@@ -18,7 +18,9 @@
 // collective  T = the interconnect time of engine/parallel/collectives.h
 //             (link time as memory, latency terms as overhead; no host term)
 // Flat model ("flat", mlsysim's per-layer formula):
-//   T = max(FLOPs / (peak * e_c), bytes / (BW * e_m)) + per-node tax.
+//   T = max(FLOPs / (peak * e_c), bytes / (BW * e_m)) + per-node tax;
+// a flat runtime with a host GEMM model (Runtime::host_gemm, ONNX Runtime's
+// MLAS on a CPU) times contractions of known shape by that model instead.
 // Regime: compute when FLOPs / (peak * e) >= bytes / (BW * e_memory) (the
 // roofline with the attainable peaks), else memory. Overhead: everything
 // above max(compute, memory): fixed cost, launch, tile/wave quantization,

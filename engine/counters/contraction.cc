@@ -89,6 +89,16 @@ absl::StatusOr<MatMulDims> GemmDimsOf(const CountContext& ctx, size_t a_index,
   return d;
 }
 
+GemmShape MatMulGemm(const CountContext& ctx, const MatMulDims& d,
+                     size_t b_index) {
+  GemmShape g = d.Gemm();
+  if (const graph::Tensor* b = ctx.input(b_index); b != nullptr) {
+    g.b_is_weight = IsWeight(ctx.graph, *b);
+    g.element_bytes = ctx.pricer.ElementBytes(ctx.graph, *b);
+  }
+  return g;
+}
+
 absl::StatusOr<ConvDims> ConvDimsOf(const CountContext& ctx, size_t x_index,
                                     size_t w_index, bool channels_last) {
   absl::StatusOr<const graph::Tensor*> x = RequireInputRank(ctx, x_index, 3);
@@ -133,6 +143,14 @@ absl::StatusOr<ConvDims> ConvDimsOf(const CountContext& ctx, size_t x_index,
             static_cast<double>(yd[0]) * out_spatial,
             static_cast<double>(c_out / group),
             static_cast<double>(c_in / group) * kernel};
+  d.gemm.conv = true;
+  // A pointwise convolution with unit strides and no padding reads its input
+  // as the column matrix; any other one expands it (im2col).
+  bool trivial = kernel == 1;
+  for (int64_t s : ctx.node.GetInts("strides")) trivial = trivial && s == 1;
+  for (int64_t p : ctx.node.GetInts("pads")) trivial = trivial && p == 0;
+  d.gemm.expanded = !trivial;
+  d.gemm.element_bytes = ctx.pricer.ElementBytes(ctx.graph, **x);
   return d;
 }
 

@@ -34,6 +34,11 @@ absl::StatusOr<MatMulDims> MatMulDimsOf(const CountContext& ctx, size_t a_index,
 absl::StatusOr<MatMulDims> GemmDimsOf(const CountContext& ctx, size_t a_index,
                                       size_t b_index);
 
+// d's GEMM shape with the right operand (input b_index) described for a
+// host GEMM library: whether it is a weight, and its element size.
+GemmShape MatMulGemm(const CountContext& ctx, const MatMulDims& d,
+                     size_t b_index);
+
 // A convolution in either layout.
 struct ConvDims {
   double output_elements = 0;  // N * C_out * prod(output spatial)

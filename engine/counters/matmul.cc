@@ -22,7 +22,7 @@ absl::StatusOr<Cost> CountMatMul(const CountContext& ctx) {
   if (!d.ok()) return d.status();
   Cost cost = DefaultTraffic(ctx);
   cost.macs = d->Macs();
-  cost.gemm = d->Gemm();
+  cost.gemm = MatMulGemm(ctx, *d, kB);
   return cost;
 }
 
@@ -43,7 +43,7 @@ absl::StatusOr<Cost> CountGemm(const CountContext& ctx) {
   if (!d.ok()) return d.status();
   Cost cost = DefaultTraffic(ctx);
   cost.macs = d->Macs();
-  cost.gemm = d->Gemm();
+  cost.gemm = MatMulGemm(ctx, *d, kB);
   const double out = d->OutputElements();
   if (ctx.node.GetFloat("alpha", 1.0) != 1.0)
     cost.other_flops += out * cost::kMul;
