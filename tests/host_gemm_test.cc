@@ -36,6 +36,27 @@ Pricing HostPricing() {
   return p;
 }
 
+// A contraction's work: FLOPs, bytes, and its GEMM shape (fp32).
+KernelWork Contraction(KernelClass kind, const std::string& op, double flops,
+                       double bytes, GemmShape gemm) {
+  KernelWork w;
+  w.kind = kind;
+  w.matrix_flops = flops;
+  w.bytes = bytes;
+  w.op_type = op;
+  w.gemm = gemm;
+  w.gemm.element_bytes = 4;
+  return w;
+}
+
+// An expanded (im2col) convolution's shape.
+GemmShape ExpandedConv(double groups, double pixels, double rows, double k) {
+  GemmShape g{.batch = groups, .m = pixels, .n = rows, .k = k};
+  g.conv = true;
+  g.expanded = true;
+  return g;
+}
+
 TEST(HostGemm, ExpandedGroupedConvolutionPaysPackingExpansionAndCalls) {
   // 3x3 conv, 2 groups, 100 output pixels, 8 output channels per group,
   // k = 4 channels x 9 = 36, fp32. Column matrix per group 36 x 100:
@@ -44,15 +65,8 @@ TEST(HostGemm, ExpandedGroupedConvolutionPaysPackingExpansionAndCalls) {
   // 115,200 / (1e12 x 0.5) = 0.2304 us; 10,000 B / 1e10 = 1 us.
   // Calls: 1 us x (2 - 1). Latency = max(0.2304, 1) + 8.64 + 10 + 1 =
   // 20.64 us, memory regime.
-  KernelWork w;
-  w.kind = KernelClass::kMatrix;
-  w.matrix_flops = 115200;
-  w.bytes = 10000;
-  w.op_type = "Conv";
-  w.gemm = {.batch = 2, .m = 100, .n = 8, .k = 36};
-  w.gemm.conv = true;
-  w.gemm.expanded = true;
-  w.gemm.element_bytes = 4;
+  KernelWork w = Contraction(KernelClass::kMatrix, "Conv", 115200, 10000,
+                             ExpandedConv(2, 100, 8, 36));
   const KernelTime t = TimeKernel(w, HostPricing());
   EXPECT_DOUBLE_EQ(t.t_compute_s, 0.2304e-6);
   EXPECT_DOUBLE_EQ(t.t_memory_s, 1e-6);
@@ -69,15 +83,8 @@ TEST(HostGemm, DepthwiseConvolutionIsOneRowPerGroupWithoutPacking) {
   // x 32 = 3.2 us. FLOPs 2 x 32 x 49 x 9 = 28,224 -> 0.056448 us; bytes
   // 20,000 -> 2 us. Latency = 2 + 11.2896 + 10 + 3.2 = 26.4896 us. The
   // runtime times it even though its class is elementwise.
-  KernelWork w;
-  w.kind = KernelClass::kElementwise;
-  w.matrix_flops = 28224;
-  w.bytes = 20000;
-  w.op_type = "Conv";
-  w.gemm = {.batch = 32, .m = 49, .n = 1, .k = 9};
-  w.gemm.conv = true;
-  w.gemm.expanded = true;
-  w.gemm.element_bytes = 4;
+  const KernelWork w = Contraction(KernelClass::kElementwise, "Conv", 28224,
+                                   20000, ExpandedConv(32, 49, 1, 9));
   const KernelTime t = TimeKernel(w, HostPricing());
   EXPECT_NEAR(t.latency_s, 26.4896e-6, 1e-15);
 }
@@ -86,42 +93,27 @@ TEST(HostGemm, WeightMatMulIsPrepackedAndActivationMatMulIsPacked) {
   // x [197 x 768] @ W [768 x 768], W an initializer: packed when the
   // session loads, so only max(compute, memory) + tax. FLOPs 2 x 197 x
   // 768^2 = 232,390,656 / 5e11 = 464.781312 us; 3 MB / 1e10 = 300 us.
-  KernelWork w;
-  w.kind = KernelClass::kMatrix;
-  w.matrix_flops = 232390656;
-  w.bytes = 3e6;
-  w.op_type = "MatMul";
-  w.gemm = {.batch = 1, .m = 197, .n = 768, .k = 768};
+  KernelWork w =
+      Contraction(KernelClass::kMatrix, "MatMul", 232390656, 3e6,
+                  GemmShape{.batch = 1, .m = 197, .n = 768, .k = 768});
   w.gemm.b_is_weight = true;
-  w.gemm.element_bytes = 4;
   EXPECT_NEAR(TimeKernel(w, HostPricing()).latency_s, 474.781312e-6, 1e-12);
   // Attention scores q [12 x 197 x 64] @ k^T [12 x 64 x 197]: B is an
   // activation, packed per call: 64 x 197 x 12 x 4 B = 605,184 B -> 60.5184
   // us; 11 extra calls -> 11 us. FLOPs 2 x 12 x 197^2 x 64 = 59,610,624
   // -> 119.221248 us; 1,000,000 B -> 100 us. Latency = 119.221248 +
   // 60.5184 + 10 + 11 = 200.739648 us.
-  KernelWork s;
-  s.kind = KernelClass::kMatrix;
-  s.matrix_flops = 59610624;
-  s.bytes = 1e6;
-  s.op_type = "MatMul";
-  s.gemm = {.batch = 12, .m = 197, .n = 197, .k = 64};
-  s.gemm.element_bytes = 4;
+  const KernelWork s =
+      Contraction(KernelClass::kMatrix, "MatMul", 59610624, 1e6,
+                  GemmShape{.batch = 12, .m = 197, .n = 197, .k = 64});
   EXPECT_NEAR(TimeKernel(s, HostPricing()).latency_s, 200.739648e-6, 1e-12);
 }
 
 TEST(HostGemm, FittedPerOpEfficiencyAndUnknownShapesUseTheFlatFormula) {
   // A per-op efficiency from --fit describes the whole op: the flat formula
   // max(115,200 / (1e12 x 0.8), 10,000 / 1e10) + 10 us = 11 us.
-  KernelWork w;
-  w.kind = KernelClass::kMatrix;
-  w.matrix_flops = 115200;
-  w.bytes = 10000;
-  w.op_type = "Conv";
-  w.gemm = {.batch = 2, .m = 100, .n = 8, .k = 36};
-  w.gemm.conv = true;
-  w.gemm.expanded = true;
-  w.gemm.element_bytes = 4;
+  KernelWork w = Contraction(KernelClass::kMatrix, "Conv", 115200, 10000,
+                             ExpandedConv(2, 100, 8, 36));
   Pricing fitted = HostPricing();
   fitted.compute_efficiency_by_op["Conv"] = 0.8;
   EXPECT_NEAR(TimeKernel(w, fitted).latency_s, 11e-6, 1e-15);
