@@ -14,9 +14,6 @@
 namespace ridgeline::engine::report {
 namespace {
 
-constexpr std::string_view kFontFamily =
-    "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', "
-    "'Liberation Sans', Arial, sans-serif";
 constexpr double kCharWidthPx = 6.6;  // approximate, 12 px font
 constexpr double kLabelColumnPx = 190;
 constexpr double kValueColumnPx = 150;

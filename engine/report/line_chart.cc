@@ -14,9 +14,6 @@
 namespace ridgeline::engine::report {
 namespace {
 
-constexpr std::string_view kFontFamily =
-    "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', "
-    "'Liberation Sans', Arial, sans-serif";
 constexpr double kHeight = 400;
 constexpr double kMarginLeft = 90;
 constexpr double kMarginRight = 24;

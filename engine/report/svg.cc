@@ -17,9 +17,6 @@
 namespace ridgeline::engine::report {
 namespace {
 
-constexpr std::string_view kFontFamily =
-    "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', "
-    "'Liberation Sans', Arial, sans-serif";
 // Approximate advance of one character of the 11 px legend font, used to
 // size the legend box (no font metrics without a browser).
 constexpr double kCharWidthPx = 6.3;

@@ -15,6 +15,11 @@
 
 namespace ridgeline::engine::report {
 
+// The font stack of every chart (the HTML report's body font).
+inline constexpr std::string_view kFontFamily =
+    "system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', "
+    "'Liberation Sans', Arial, sans-serif";
+
 // ` name="value"` with `value` escaped (EscapeXml).
 std::string Attr(std::string_view name, std::string_view value);
 // ` name="12.35"`: a pixel coordinate or length, two decimals.
