@@ -87,7 +87,9 @@ struct Node {
   IndexList outputs;   // tensor indices; -1 for an omitted output
   absl::flat_hash_map<std::string, AttributeValue> attributes;
   // For nodes inside an If/Loop/Scan body: the index of that control-flow node
-  // and the attribute holding the body ("then_branch", "body", ...).
+  // and the attribute holding the body ("then_branch", "body", ...). The
+  // importer inlines the branch a folded If takes: its nodes get the If's
+  // own parent (-1 in the main graph).
   int parent = -1;
   std::string parent_attribute;
   // Inside an If branch that its folded condition does not take (set by the

@@ -81,20 +81,12 @@ absl::Status NotValid(std::string_view display_name,
                   display_name, std::string(wire_error.message())));
 }
 
-// The protobuf parse of a (compacted) ModelProto and its conversion.
-absl::StatusOr<graph::Graph> ParseAndConvert(std::string_view bytes,
-                                             std::string_view display_name,
-                                             const std::string& base_dir,
-                                             const ImportOptions& options) {
-  // One arena for the whole parse: the model's many small strings and
-  // messages cost a pointer bump each and are freed in one go, instead of a
-  // malloc/free apiece (which dominated large graphs; bench/scaling_bench).
-  google::protobuf::ArenaOptions arena_options;
-  arena_options.start_block_size = 64 << 10;
-  arena_options.max_block_size = 4 << 20;
-  google::protobuf::Arena arena(arena_options);
+// The protobuf parse of a (compacted) ModelProto into `arena`.
+absl::StatusOr<const onnx::ModelProto*> Parse(std::string_view bytes,
+                                              std::string_view display_name,
+                                              google::protobuf::Arena* arena) {
   onnx::ModelProto& model =
-      *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
+      *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(arena);
   google::protobuf::io::CodedInputStream stream(
       reinterpret_cast<const uint8_t*>(bytes.data()),
       static_cast<int>(bytes.size()));
@@ -111,7 +103,29 @@ absl::StatusOr<graph::Graph> ParseAndConvert(std::string_view bytes,
         "{}: is not an ONNX model (no graph or no IR version in the protobuf)",
         display_name));
   }
-  absl::StatusOr<graph::Graph> graph = ConvertModel(model, base_dir, options);
+  return &model;
+}
+
+// One arena for a whole parse: the model's many small strings and messages
+// cost a pointer bump each and are freed in one go, instead of a
+// malloc/free apiece (which dominated large graphs; bench/scaling_bench).
+google::protobuf::ArenaOptions ParseArenaOptions() {
+  google::protobuf::ArenaOptions arena_options;
+  arena_options.start_block_size = 64 << 10;
+  arena_options.max_block_size = 4 << 20;
+  return arena_options;
+}
+
+// The protobuf parse of a (compacted) ModelProto and its conversion.
+absl::StatusOr<graph::Graph> ParseAndConvert(std::string_view bytes,
+                                             std::string_view display_name,
+                                             const std::string& base_dir,
+                                             const ImportOptions& options) {
+  google::protobuf::Arena arena(ParseArenaOptions());
+  absl::StatusOr<const onnx::ModelProto*> model =
+      Parse(bytes, display_name, &arena);
+  if (!model.ok()) return model.status();
+  absl::StatusOr<graph::Graph> graph = ConvertModel(**model, base_dir, options);
   if (!graph.ok()) {
     return absl::Status(graph.status().code(),
                         fmt::format("{}: {}", display_name,
@@ -120,10 +134,51 @@ absl::StatusOr<graph::Graph> ParseAndConvert(std::string_view bytes,
   return graph;
 }
 
-}  // namespace
+// The main graph's declared inputs of a (compacted) ModelProto.
+absl::StatusOr<std::vector<DeclaredInput>> ParseDeclaredInputs(
+    std::string_view bytes, std::string_view display_name) {
+  google::protobuf::Arena arena(ParseArenaOptions());
+  absl::StatusOr<const onnx::ModelProto*> model =
+      Parse(bytes, display_name, &arena);
+  if (!model.ok()) return model.status();
+  const onnx::GraphProto& g = (*model)->graph();
+  std::set<std::string> initializers;
+  for (const auto& init : g.initializer()) initializers.insert(init.name());
+  std::vector<DeclaredInput> inputs;
+  std::map<std::string, size_t> index;
+  for (const auto& input : g.input()) {
+    if (initializers.contains(input.name())) continue;
+    DeclaredInput d;
+    d.name = input.name();
+    if (input.type().has_tensor_type()) {
+      const auto& tt = input.type().tensor_type();
+      d.dtype = graph::DTypeFromOnnx(tt.elem_type())
+                    .value_or(graph::DType::kUndefined);
+      d.shape_known = tt.has_shape();
+      for (const auto& dim : tt.shape().dim()) {
+        if (dim.has_dim_value()) {
+          d.dims.emplace_back(dim.dim_value());
+        } else {
+          d.dims.emplace_back(dim.dim_param());
+        }
+      }
+    }
+    index[d.name] = inputs.size();
+    inputs.push_back(std::move(d));
+  }
+  for (const auto& node : g.node()) {
+    for (const std::string& name : node.input()) {
+      if (auto it = index.find(name); it != index.end()) {
+        inputs[it->second].read_by.push_back(node.op_type());
+      }
+    }
+  }
+  return inputs;
+}
 
-absl::StatusOr<graph::Graph> ImportOnnxFile(const std::string& path,
-                                            const ImportOptions& options) {
+// The (compacted) bytes of the model file at `path`, as ImportOnnxFile reads
+// them.
+absl::StatusOr<std::string> ReadCompactFile(const std::string& path) {
   OpenFile file;
   if (absl::Status s = file.Open(path); !s.ok()) return s;
   if (file.size() > static_cast<size_t>(INT_MAX)) return TooLarge(path);
@@ -138,14 +193,14 @@ absl::StatusOr<graph::Graph> ImportOnnxFile(const std::string& path,
     }
     return NotValid(path, compact.status());
   }
-  std::string base_dir = std::filesystem::path(path).parent_path().string();
-  return ParseAndConvert(compact->bytes, path, base_dir, options);
+  return std::move(compact->bytes);
 }
 
-absl::StatusOr<graph::Graph> ImportOnnxBytes(std::string_view bytes,
-                                             std::string_view display_name,
-                                             const std::string& base_dir,
-                                             const ImportOptions& options) {
+// The bytes to parse of a serialized model held in memory: `bytes` itself,
+// or its compacted copy (kept in `*storage`).
+absl::StatusOr<std::string_view> CompactBytes(std::string_view bytes,
+                                              std::string_view display_name,
+                                              std::string* storage) {
   if (bytes.empty()) {
     return absl::InvalidArgumentError(
         fmt::format("{}: is empty, not an ONNX model", display_name));
@@ -158,8 +213,46 @@ absl::StatusOr<graph::Graph> ImportOnnxBytes(std::string_view bytes,
   // (importers/onnx_wire.h).
   absl::StatusOr<CompactModel> compact = CompactModelBytes(bytes);
   if (!compact.ok()) return NotValid(display_name, compact.status());
-  if (!compact->bytes.empty()) bytes = compact->bytes;
-  return ParseAndConvert(bytes, display_name, base_dir, options);
+  if (compact->bytes.empty()) return bytes;
+  *storage = std::move(compact->bytes);
+  return std::string_view(*storage);
+}
+
+}  // namespace
+
+absl::StatusOr<graph::Graph> ImportOnnxFile(const std::string& path,
+                                            const ImportOptions& options) {
+  absl::StatusOr<std::string> bytes = ReadCompactFile(path);
+  if (!bytes.ok()) return bytes.status();
+  std::string base_dir = std::filesystem::path(path).parent_path().string();
+  return ParseAndConvert(*bytes, path, base_dir, options);
+}
+
+absl::StatusOr<graph::Graph> ImportOnnxBytes(std::string_view bytes,
+                                             std::string_view display_name,
+                                             const std::string& base_dir,
+                                             const ImportOptions& options) {
+  std::string storage;
+  absl::StatusOr<std::string_view> compact =
+      CompactBytes(bytes, display_name, &storage);
+  if (!compact.ok()) return compact.status();
+  return ParseAndConvert(*compact, display_name, base_dir, options);
+}
+
+absl::StatusOr<std::vector<DeclaredInput>> ReadDeclaredInputsFile(
+    const std::string& path) {
+  absl::StatusOr<std::string> bytes = ReadCompactFile(path);
+  if (!bytes.ok()) return bytes.status();
+  return ParseDeclaredInputs(*bytes, path);
+}
+
+absl::StatusOr<std::vector<DeclaredInput>> ReadDeclaredInputsBytes(
+    std::string_view bytes, std::string_view display_name) {
+  std::string storage;
+  absl::StatusOr<std::string_view> compact =
+      CompactBytes(bytes, display_name, &storage);
+  if (!compact.ok()) return compact.status();
+  return ParseDeclaredInputs(*compact, display_name);
 }
 
 }  // namespace ridgeline::importers

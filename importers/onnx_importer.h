@@ -53,6 +53,25 @@ absl::StatusOr<graph::Graph> ImportOnnxBytes(std::string_view bytes,
                                              const std::string& base_dir,
                                              const ImportOptions& options);
 
+// A main-graph input as the model declares it, before any binding (what
+// --serve reads to find a decoder's KV, length and branch inputs).
+struct DeclaredInput {
+  std::string name;
+  graph::DType dtype = graph::DType::kUndefined;
+  bool shape_known = false;
+  // Per dim: its value, or its dim_param ("" for an anonymous dim).
+  std::vector<InputDim> dims;
+  // Op types of the main-graph nodes that read it, in node order.
+  std::vector<std::string> read_by;
+};
+
+// The main graph's inputs (initializers excluded), in order, without
+// importing the graph. Errors name the model and the problem.
+absl::StatusOr<std::vector<DeclaredInput>> ReadDeclaredInputsFile(
+    const std::string& path);
+absl::StatusOr<std::vector<DeclaredInput>> ReadDeclaredInputsBytes(
+    std::string_view bytes, std::string_view display_name);
+
 }  // namespace ridgeline::importers
 
 #endif  // RIDGELINE_IMPORTERS_ONNX_IMPORTER_H_

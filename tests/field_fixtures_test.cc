@@ -63,6 +63,154 @@ TEST(FieldFixtures, HfDecoderWithPastKeyValues) {
   EXPECT_EQ(r.json["assumptions"]["batch"], 2);
 }
 
+// HF optimum's merged decoder (hf_decoder_merged.onnx: decoder_model_merged
+// as optimum's merge_decoders writes it, a bool use_cache_branch [1]
+// choosing between the decoder with past (then) and without (else) in one
+// If) and the same decoder with past unmerged (hf_decoder_with_past.onnx).
+// Config: vocab 64, hidden 16, 2 heads (2 KV heads) of 8, MLP 32, 2 layers,
+// fp32. Batch B, new tokens S, past P, attended T = P + S:
+//   per layer: q, k, v projections 3 * B*S*16*16 = 768 B S
+//              QK^T and AV 2 * B*2*S*T*8 = 32 B S T
+//              output projection B*S*16*16 = 256 B S
+//              MLP up + down 2 * B*S*16*32 = 1024 B S
+//   lm_head B*S*16*64 = 1024 B S
+//   MACs = 2 * (2048 B S + 32 B S T) + 1024 B S.
+// Parameters: embedding 64*16 + 2 * (4*256 + 2*512 + LayerNorm 2*16) +
+// lm_head 16*64 = 1024 + 2*2080 + 1024 = 6208.
+// KV bytes per token: 2 (K, V) x 2 layers x 2 KV heads x head dim 8 x 4 B =
+// 256.
+const std::string kMerged = kDir + "hf_decoder_merged.onnx";
+const std::string kWithPast = kDir + "hf_decoder_with_past.onnx";
+
+double Macs(double b, double s, double t) {
+  return 2 * (2048 * b * s + 32 * b * s * t) + 1024 * b * s;
+}
+
+// Layers that run (latency > 0) and read one of the past_key_values inputs.
+int KvReadingLayers(const nlohmann::json& report) {
+  int n = 0;
+  for (const auto& layer : report["layers"]) {
+    if (layer["latency_s"].get<double>() <= 0) continue;
+    for (const auto& in : layer["inputs"]) {
+      if (in["name"].get<std::string>().rfind("past_key_values.", 0) == 0) {
+        ++n;
+        break;
+      }
+    }
+  }
+  return n;
+}
+
+// --input-value use_cache_branch folds the If: only the taken branch counts.
+TEST(FieldFixtures, OptimumMergedDecoderCountsTheTakenBranch) {
+  // The decode step: B = 2, S = 1, P = 5, T = 6:
+  // 2 * (4096 + 384) + 2048 = 11,008 MACs.
+  Result r = AnalyzeJson(
+      {kMerged, "--dim", "batch_size=2", "--dim", "sequence_length=1", "--dim",
+       "past_sequence_length=5", "--dim", "attention_mask_sequence_length=6",
+       "--input-value", "use_cache_branch=1"});
+  ExpectFullyAnalyzed(r);
+  EXPECT_DOUBLE_EQ(Macs(2, 1, 6), 11008.0);
+  EXPECT_DOUBLE_EQ(r.json["summary"]["macs"].get<double>(), 11008.0);
+  EXPECT_EQ(r.json["summary"]["params"], 6208);
+  // Each layer's two Concats read its past key and value.
+  EXPECT_EQ(KvReadingLayers(r.json), 4);
+  // The unmerged export at the same binding counts the same.
+  const Result unmerged =
+      AnalyzeJson({kWithPast, "--dim", "batch_size=2", "--dim",
+                   "sequence_length=1", "--dim", "past_sequence_length=5",
+                   "--dim", "past_sequence_length + 1=6"});
+  ExpectFullyAnalyzed(unmerged);
+  EXPECT_DOUBLE_EQ(unmerged.json["summary"]["macs"].get<double>(), 11008.0);
+  EXPECT_EQ(unmerged.json["summary"]["params"], 6208);
+
+  // The first pass, the branch without past: B = 2, S = T = 3:
+  // 2 * (12,288 + 576) + 6,144 = 31,872 MACs; nothing reads the KV inputs
+  // (bound to one token here, --dim takes no 0; the branch ignores them).
+  r = AnalyzeJson({kMerged, "--dim", "batch_size=2", "--dim",
+                   "sequence_length=3", "--dim", "past_sequence_length=1",
+                   "--dim", "attention_mask_sequence_length=3", "--input-value",
+                   "use_cache_branch=0"});
+  ExpectFullyAnalyzed(r);
+  EXPECT_DOUBLE_EQ(Macs(2, 3, 3), 31872.0);
+  EXPECT_DOUBLE_EQ(r.json["summary"]["macs"].get<double>(), 31872.0);
+  EXPECT_EQ(KvReadingLayers(r.json), 0);
+}
+
+// --serve on the merged decoder with no --dim: the prefill is the branch
+// without past (use_cache_branch false, past 0), every decode step the
+// branch with past at past = context; the same TPOT as the unmerged export.
+TEST(FieldFixtures, OptimumMergedDecoderServes) {
+  const std::vector<std::string> serve = {"--serve", "--prompt", "8",
+                                          "--generate", "4"};
+  std::vector<std::string> args = {kMerged};
+  args.insert(args.end(), serve.begin(), serve.end());
+  const Result merged = AnalyzeJson(args);
+  ExpectFullyAnalyzed(merged);
+  const nlohmann::json& s = merged.json["serve"];
+  EXPECT_EQ(s["kv_bytes_per_token"], 2 * 2 * 2 * 8 * 4);  // 256
+  // KV cache at N + M = 12 tokens, one request: 256 x 12 = 3,072 B.
+  EXPECT_DOUBLE_EQ(s["memory"]["kv_cache_bytes"].get<double>(), 3072.0);
+  ASSERT_EQ(s["tpot_by_context"].size(), 4u);
+  EXPECT_EQ(s["tpot_by_context"][0]["context"], 8);
+  EXPECT_EQ(s["tpot_by_context"][3]["context"], 11);
+  // The report beside it is the first decode step: B = 1, S = 1, P = 8,
+  // T = 9: 2 * (2048 + 288) + 1024 = 5,696 MACs, the KV inputs read.
+  EXPECT_DOUBLE_EQ(Macs(1, 1, 9), 5696.0);
+  EXPECT_DOUBLE_EQ(merged.json["summary"]["macs"].get<double>(), 5696.0);
+  EXPECT_EQ(KvReadingLayers(merged.json), 4);
+  EXPECT_DOUBLE_EQ(merged.json["summary"]["latency_s"].get<double>(),
+                   s["tpot_by_context"][0]["tpot_s"].get<double>());
+
+  // TTFT is the branch without past at 8 tokens: B = 1, S = T = 8:
+  // 2 * (16,384 + 2,048) + 8,192 = 45,056 MACs, no layer reads the cache
+  // (the unread KV inputs bound to one token: --dim takes no 0).
+  const Result prefill = AnalyzeJson(
+      {kMerged, "--dim", "batch_size=1", "--dim", "sequence_length=8", "--dim",
+       "past_sequence_length=1", "--dim", "attention_mask_sequence_length=8",
+       "--input-value", "use_cache_branch=0"});
+  ExpectFullyAnalyzed(prefill);
+  EXPECT_DOUBLE_EQ(Macs(1, 8, 8), 45056.0);
+  EXPECT_DOUBLE_EQ(prefill.json["summary"]["macs"].get<double>(), 45056.0);
+  EXPECT_EQ(KvReadingLayers(prefill.json), 0);
+  EXPECT_DOUBLE_EQ(s["ttft_s"].get<double>(),
+                   prefill.json["summary"]["latency_s"].get<double>());
+
+  // A past-length dim the KV inputs lack: an input error naming the file.
+  args = {kMerged, "--kv-dim", "no_such_dim"};
+  args.insert(args.end(), serve.begin(), serve.end());
+  const Result bad = AnalyzeJson(args);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find(kMerged), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--kv-dim no_such_dim"), std::string::npos) << bad.err;
+
+  // The unmerged decoder with past, same config: the same decode steps.
+  args = {kWithPast};
+  args.insert(args.end(), serve.begin(), serve.end());
+  const Result unmerged = AnalyzeJson(args);
+  ExpectFullyAnalyzed(unmerged);
+  const nlohmann::json& u = unmerged.json["serve"];
+  EXPECT_EQ(u["kv_bytes_per_token"], 256);
+  EXPECT_DOUBLE_EQ(u["tpot_s"].get<double>(), s["tpot_s"].get<double>());
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_DOUBLE_EQ(u["tpot_by_context"][i]["tpot_s"].get<double>(),
+                     s["tpot_by_context"][i]["tpot_s"].get<double>());
+  }
+}
+
+// The one-layer HF decoder (hf_decoder.onnx) serves with no --dim too: its
+// attention mask's "total_sequence" is bound to past + new tokens. KV bytes
+// per token: 2 x 1 layer x 2 KV heads x 8 x 4 B = 128.
+TEST(FieldFixtures, HfDecoderServesWithoutDims) {
+  const Result r = AnalyzeJson({kDir + "hf_decoder.onnx", "--serve", "--prompt",
+                                "8", "--generate", "4", "--concurrency", "2"});
+  ExpectFullyAnalyzed(r);
+  EXPECT_EQ(r.json["serve"]["kv_bytes_per_token"], 128);
+  // The first decode step, B = 2, S = 1, T = 9 (the one-layer count above):
+  // 3072 * 2 + 32 * 2 * 9 = 6,720 MACs.
+  EXPECT_DOUBLE_EQ(r.json["summary"]["macs"].get<double>(), 6720.0);
+}
+
 // paddle2onnx-style CNN, every weight in a Constant node:
 //   Conv 3->8, 3x3, pad 1 on 16x16: B*8*16*16*3*3*3 = 55296 B MACs
 //   Gemm 8->4: 32 B MACs.  B = 2: 110656 MACs.

@@ -106,6 +106,52 @@ void Resolver::MarkNotRun(const Body& body) {
   for (int n : dead) graph_.mutable_node(n).not_run = true;
 }
 
+void Resolver::InlineTakenBranches() {
+  // The branch a folded If takes ("" when its condition is not folded).
+  auto taken = [&](int n) -> std::string_view {
+    const graph::Node& node = graph_.node(n);
+    if (node.op_type != "If" || !node.domain.empty()) return "";
+    const int cond = node.Input(0);
+    if (cond < 0 || !graph_.tensor(cond).int_values.has_value() ||
+        graph_.tensor(cond).int_values->size() != 1) {
+      return "";
+    }
+    return (*graph_.tensor(cond).int_values)[0] != 0 ? "then_branch"
+                                                     : "else_branch";
+  };
+  for (size_t i = 0; i < graph_.nodes().size(); ++i) {
+    graph::Node& node = graph_.mutable_node(static_cast<int>(i));
+    if (node.not_run) continue;
+    // Up through every folded If whose taken branch holds the node (nested
+    // ones included).
+    while (node.parent >= 0 && taken(node.parent) == node.parent_attribute) {
+      const graph::Node& parent = graph_.node(node.parent);
+      node.parent_attribute = parent.parent_attribute;
+      node.parent = parent.parent;
+    }
+  }
+  // A main-graph If passes the taken branch's outputs on: where its output
+  // is a graph output, so is the branch's (a present KV written by the
+  // branch is the graph's, as in the unmerged decoder).
+  absl::flat_hash_set<int> outputs(graph_.outputs().begin(),
+                                   graph_.outputs().end());
+  for (const auto& [n, bodies] : bodies_) {
+    const std::string_view branch = taken(n);
+    if (branch.empty() || graph_.node(n).parent >= 0) continue;
+    for (const Body& body : bodies) {
+      if (body.attribute != branch) continue;
+      const graph::Node& node = graph_.node(n);
+      for (size_t i = 0; i < node.outputs.size(); ++i) {
+        if (!outputs.contains(node.outputs[i])) continue;
+        const int inner = BodyOutput(body, static_cast<int>(i));
+        if (inner >= 0 && outputs.insert(inner).second) {
+          graph_.MarkOutput(inner);
+        }
+      }
+    }
+  }
+}
+
 absl::Status Resolver::ResolveIf(int n, std::vector<Body>& bodies) {
   const Body* then_body = nullptr;
   const Body* else_body = nullptr;

@@ -68,6 +68,7 @@ absl::Status Resolver::Run() {
     if (graph_.node(n).parent >= 0) continue;  // resolved with its parent
     if (absl::Status s = ResolveNode(n); !s.ok()) return s;
   }
+  InlineTakenBranches();
   const auto& tensors = graph_.tensors();
   for (size_t t = 0; t < tensors.size(); ++t) {
     const graph::Tensor& tensor = tensors[t];

@@ -73,6 +73,12 @@ class Resolver {
   // Marks the nodes of a branch that does not run (and of its nested
   // bodies) Node::not_run.
   void MarkNotRun(const Body& body);
+  // After every node is resolved: the nodes of a folded If's taken branch
+  // move up to the graph that holds the If (Node::parent), as ONNX
+  // Runtime inlines a constant-condition If, so that they are counted,
+  // fused and timed like the nodes around the If; where the If's output is
+  // a graph output, the branch's output becomes one too.
+  void InlineTakenBranches();
   absl::Status ResolveLoop(int n, Body& body);
   absl::Status ResolveScan(int n, Body& body);
   absl::Status ResolveSequenceMap(int n, Body& body);

@@ -19,6 +19,7 @@
 #include "engine/report/html.h"
 #include "engine/whole_model.h"
 #include "graph/graph.h"
+#include "importers/onnx_importer.h"
 #include "nlohmann/json.hpp"
 #include "tools/analyze/options.h"
 #include "zoo/catalog.h"
@@ -93,6 +94,14 @@ absl::Status AddMeasuredJson(const RunContext& ctx,
                              nlohmann::ordered_json* report);
 
 // serve_mode.cc --------------------------------------------------------------
+// --serve on a decoder file: binds what the user left unbound of the first
+// decode step (the past-length dim to --prompt, one new token, the
+// attention mask's length to --prompt + 1, a merged decoder's
+// use_cache_branch to true, the batch to --concurrency), so that the main
+// report is that step. Errors: no KV inputs, a --kv-dim they lack, a
+// past-length or new-token dim not found, a bad --prompt/--concurrency.
+absl::Status AddServeDecodeBindings(const RunContext& ctx,
+                                    importers::ImportOptions* import);
 // --serve: TTFT, TPOT by context, memory and max concurrency.
 absl::StatusOr<std::string> ServeText(const RunContext& ctx);
 // --search (with --serve): tensor-parallel widths x concurrencies against

@@ -2,12 +2,16 @@
 // LLM serving of a decoder (engine/serve.h). A zoo pair NAME-prefill /
 // NAME-decode gives the prefill and the decode graph; a single decoder (a
 // file, or another zoo entry) with past-KV inputs runs its prefill with the
-// past-length dim at 0.
+// past-length dim at 0 and, when it is HF optimum's merged decoder, its
+// use_cache_branch false (the branch without past), every decode step with
+// it true. The dims are found from the declared inputs (DecoderBinding).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/strings/ascii.h"
@@ -27,8 +31,9 @@ namespace {
 
 using Dims = absl::flat_hash_map<std::string, int64_t>;
 
-// Dim names tried, in order, when the model is a file and --kv-dim is not
-// given (tools/export_llama.py, HF/optimum exports).
+// Past-length dim names preferred when the KV inputs carry several named
+// dims (tools/export_llama.py, HF/optimum exports), and the new tokens'
+// dim names tried when no input_ids-like input names it.
 constexpr const char* kPastNames[] = {"past_sequence",
                                       "past_sequence_length",
                                       "past_sequence_len",
@@ -77,14 +82,193 @@ struct Source {
   const zoo::ModelEntry* entry = nullptr;  // nullptr: the file
 };
 
+using Values = absl::flat_hash_map<std::string, std::vector<double>>;
+
+// How a decoder's inputs are bound at one step, found from its declared
+// inputs (names and structure), so that one binding serves the unmerged
+// export and optimum's merged one alike.
+struct DecoderBinding {
+  std::string past;      // the KV inputs' past-length dim
+  std::string sequence;  // the new tokens' dim (input_ids dim 1)
+  // Dims of past + new tokens: the attention mask's length
+  // ("total_sequence", "past_sequence_length + 1",
+  // "attention_mask_sequence_length").
+  std::vector<std::string> total;
+  // A merged decoder's branch input: a one-element bool input that is the
+  // condition of a main-graph If (optimum's use_cache_branch; "" if none).
+  // False selects the decoder without past (the prefill), true the one with.
+  std::string cache_branch;
+
+  // The dims and input values of a step with `past_len` tokens cached and
+  // `new_len` new ones; the cache branch is taken when `with_cache`.
+  void At(int64_t past_len, int64_t new_len, bool with_cache, Dims* dims,
+          Values* values) const {
+    (*dims)[past] = past_len;
+    (*dims)[sequence] = new_len;
+    for (const std::string& t : total) (*dims)[t] = past_len + new_len;
+    if (!cache_branch.empty()) {
+      (*values)[cache_branch] = {with_cache ? 1.0 : 0.0};
+    }
+  }
+};
+
+absl::StatusOr<std::vector<importers::DeclaredInput>> DeclaredInputs(
+    const RunContext& ctx, const Source& src) {
+  absl::StatusOr<std::vector<importers::DeclaredInput>> in =
+      src.entry != nullptr ? importers::ReadDeclaredInputsBytes(
+                                 src.entry->onnx, "zoo:" + src.entry->name)
+      : !ctx.model_bytes.empty()
+          ? importers::ReadDeclaredInputsBytes(ctx.model_bytes, ctx.model_name)
+          : importers::ReadDeclaredInputsFile(ctx.options->model_path);
+  return in;  // errors name the model
+}
+
+// The named (symbolic) dims of `in` from axis 1 on (axis 0 is the batch).
+std::vector<std::pair<int, std::string>> NamedDims(
+    const importers::DeclaredInput& in) {
+  std::vector<std::pair<int, std::string>> out;
+  for (size_t a = 1; a < in.dims.size(); ++a) {
+    const auto* name = std::get_if<std::string>(&in.dims[a]);
+    if (name != nullptr && !name->empty()) {
+      out.push_back({static_cast<int>(a), *name});
+    }
+  }
+  return out;
+}
+
+// The KV inputs (engine::IsKvCacheTensor: floating, rank >= 3, named like
+// past / present / cache), their past-length dim (--kv-dim, else the one
+// named dim they carry, else one of kPastNames, else the dim at rank - 2 of
+// the first), the new tokens' dim (dim 1 of an integer input named like
+// "ids", else one of kSequenceNames), the attention mask's other dims and
+// a merged decoder's cache branch.
+absl::StatusOr<DecoderBinding> FindDecoderBinding(const RunContext& ctx,
+                                                  const Source& src) {
+  absl::StatusOr<std::vector<importers::DeclaredInput>> inputs =
+      DeclaredInputs(ctx, src);
+  if (!inputs.ok()) return inputs.status();
+  DecoderBinding b;
+  std::vector<std::string> kv_dims;  // named dims of the KV inputs, in order
+  std::string at_rank_minus_2;
+  bool any_kv = false;
+  std::vector<const importers::DeclaredInput*> other;
+  for (const importers::DeclaredInput& in : *inputs) {
+    graph::Tensor t;
+    t.name = in.name;
+    t.dtype = in.dtype;
+    t.shape_known = in.shape_known;
+    t.dims.resize(in.dims.size());
+    if (!engine::IsKvCacheTensor(t)) {
+      other.push_back(&in);
+      continue;
+    }
+    for (const auto& [axis, name] : NamedDims(in)) {
+      if (std::find(kv_dims.begin(), kv_dims.end(), name) == kv_dims.end()) {
+        kv_dims.push_back(name);
+      }
+      if (!any_kv && axis + 2 == static_cast<int>(in.dims.size())) {
+        at_rank_minus_2 = name;
+      }
+    }
+    any_kv = true;
+  }
+  if (!any_kv) {
+    return InputError(ctx,
+                      "no KV cache: --serve needs a decoder that takes its "
+                      "past keys and values as inputs (named like past, "
+                      "present or cache)");
+  }
+  const Options& o = *ctx.options;
+  if (!o.kv_dim.empty()) {
+    if (std::find(kv_dims.begin(), kv_dims.end(), o.kv_dim) == kv_dims.end()) {
+      return InputError(
+          ctx, fmt::format("--kv-dim {}: no KV input has a dim of that name "
+                           "(their named dims: {})",
+                           o.kv_dim,
+                           kv_dims.empty()
+                               ? std::string("none")
+                               : fmt::format("{}", fmt::join(kv_dims, ", "))));
+    }
+    b.past = o.kv_dim;
+  } else if (kv_dims.size() == 1) {
+    b.past = kv_dims.front();
+  } else {
+    for (const char* name : kPastNames) {
+      if (b.past.empty() &&
+          std::find(kv_dims.begin(), kv_dims.end(), name) != kv_dims.end()) {
+        b.past = name;
+      }
+    }
+    if (b.past.empty()) b.past = at_rank_minus_2;
+  }
+  if (b.past.empty()) {
+    return InputError(ctx,
+                      "cannot find the past-length dim: the KV inputs have no "
+                      "named dim besides the batch; name one with --input "
+                      "NAME=...xpastx... and --kv-dim past");
+  }
+  // The new tokens' dim: dim 1 of input_ids.
+  for (const importers::DeclaredInput* in : other) {
+    if (!b.sequence.empty() || graph::IsFloating(in->dtype) ||
+        in->dims.size() != 2 ||
+        !absl::StrContains(absl::AsciiStrToLower(in->name), "ids")) {
+      continue;
+    }
+    for (const auto& [axis, name] : NamedDims(*in)) {
+      if (name != b.past) b.sequence = name;
+    }
+  }
+  for (const char* name : kSequenceNames) {
+    if (!b.sequence.empty()) break;
+    for (const importers::DeclaredInput* in : other) {
+      for (const auto& [axis, dim] : NamedDims(*in)) {
+        if (dim == name) b.sequence = name;
+      }
+    }
+  }
+  if (b.sequence.empty()) {
+    return InputError(ctx,
+                      "cannot find the new tokens' dim (a named dim 1 of "
+                      "input_ids, or one named sequence / sequence_length)");
+  }
+  for (const importers::DeclaredInput* in : other) {
+    const std::string lower = absl::AsciiStrToLower(in->name);
+    if (absl::StrContains(lower, "mask")) {
+      for (const auto& [axis, name] : NamedDims(*in)) {
+        if (name != b.past && name != b.sequence &&
+            std::find(b.total.begin(), b.total.end(), name) == b.total.end()) {
+          b.total.push_back(name);
+        }
+      }
+    }
+    // The cache branch: one bool element deciding a main-graph If.
+    const bool one_element =
+        in->shape_known && std::all_of(in->dims.begin(), in->dims.end(),
+                                       [](const importers::InputDim& d) {
+                                         const int64_t* v =
+                                             std::get_if<int64_t>(&d);
+                                         return v != nullptr && *v == 1;
+                                       });
+    if (in->dtype == graph::DType::kBool && one_element &&
+        std::find(in->read_by.begin(), in->read_by.end(), "If") !=
+            in->read_by.end() &&
+        (b.cache_branch.empty() || absl::StrContains(lower, "cache"))) {
+      b.cache_branch = in->name;
+    }
+  }
+  return b;
+}
+
 absl::StatusOr<graph::Graph> ImportAt(const RunContext& ctx, const Source& src,
-                                      const Dims& dims, int64_t batch) {
+                                      const Dims& dims, const Values& values,
+                                      int64_t batch) {
   const Options& o = *ctx.options;
   importers::ImportOptions import;
   for (const auto& [name, value] : o.dims) import.dims[name] = value;
   for (const auto& [name, value] : dims) import.dims[name] = value;
   import.inputs = o.inputs;
   import.input_values = o.input_values;
+  for (const auto& [name, value] : values) import.input_values[name] = value;
   import.batch = batch;
   absl::StatusOr<graph::Graph> g;
   if (src.entry != nullptr) {
@@ -100,20 +284,6 @@ absl::StatusOr<graph::Graph> ImportAt(const RunContext& ctx, const Source& src,
   return g;
 }
 
-// The entry's dim names: the past one (named like "past") and the new
-// tokens' one (named like "seq", not "past").
-void EntryDimNames(const zoo::ModelEntry& e, std::string* past,
-                   std::string* sequence) {
-  for (const auto& [name, value] : e.default_dims) {
-    const std::string lower = absl::AsciiStrToLower(name);
-    if (absl::StrContains(lower, "past")) {
-      if (past->empty()) *past = name;
-    } else if (absl::StrContains(lower, "seq") && sequence->empty()) {
-      *sequence = name;
-    }
-  }
-}
-
 struct Graphs {
   graph::Graph prefill, decode, decode_next;
   graph::Graph decode_last;  // imported at the last step, to verify
@@ -122,7 +292,6 @@ struct Graphs {
 
 absl::StatusOr<Graphs> LoadGraphs(const RunContext& ctx, int64_t prompt,
                                   int64_t last_past, int64_t batch) {
-  const Options& o = *ctx.options;
   std::optional<zoo::ModelEntry> prefill_entry, decode_entry;
   if (ctx.zoo_entry) {
     decode_entry = ctx.zoo_entry;
@@ -142,72 +311,35 @@ absl::StatusOr<Graphs> LoadGraphs(const RunContext& ctx, int64_t prompt,
       }
     }
   }
-  if (!prefill_entry) {
-    // One model for both phases: it must take a KV cache (shapes may still
-    // be unbound here, so by name and dtype).
-    bool has_kv = false;
-    for (int t : ctx.graph.Inputs()) {
-      const graph::Tensor& in = ctx.graph.tensor(t);
-      const std::string name = absl::AsciiStrToLower(in.name);
-      has_kv |=
-          graph::IsFloating(in.dtype) && (absl::StrContains(name, "past") ||
-                                          absl::StrContains(name, "present") ||
-                                          absl::StrContains(name, "cache"));
-    }
-    if (!has_kv) {
-      return InputError(ctx,
-                        "no KV cache: --serve needs a decoder that takes its "
-                        "past keys and values as inputs (named like past, "
-                        "present or cache)");
-    }
-  }
   Graphs out;
   out.decode_name = decode_entry ? "zoo:" + decode_entry->name : ctx.model_name;
-  std::string past = o.kv_dim, sequence;
-  if (decode_entry) EntryDimNames(*decode_entry, &past, &sequence);
-  std::vector<std::string> past_names, seq_names;
-  if (!past.empty()) {
-    past_names = {past};
-  } else {
-    past_names.assign(std::begin(kPastNames), std::end(kPastNames));
-  }
-  if (!sequence.empty()) {
-    seq_names = {sequence};
-  } else {
-    seq_names.assign(std::begin(kSequenceNames), std::end(kSequenceNames));
-  }
   const Source dsrc{decode_entry ? &*decode_entry : nullptr};
-  absl::Status last = InputError(ctx, "no past-length dim found");
-  for (const std::string& p : past_names) {
-    for (const std::string& s : seq_names) {
-      absl::StatusOr<graph::Graph> d =
-          ImportAt(ctx, dsrc, {{p, prompt}, {s, 1}}, batch);
-      if (!d.ok()) {
-        last = d.status();
-        continue;
-      }
-      absl::StatusOr<graph::Graph> d1 =
-          ImportAt(ctx, dsrc, {{p, prompt + 1}, {s, 1}}, batch);
-      if (!d1.ok()) return d1.status();
-      absl::StatusOr<graph::Graph> pre =
-          prefill_entry
-              ? ImportAt(ctx, Source{&*prefill_entry}, {{s, prompt}}, batch)
-              : ImportAt(ctx, dsrc, {{p, 0}, {s, prompt}}, batch);
-      if (!pre.ok()) return pre.status();
-      absl::StatusOr<graph::Graph> last_step =
-          ImportAt(ctx, dsrc, {{p, last_past}, {s, 1}}, batch);
-      if (!last_step.ok()) return last_step.status();
-      out.decode_last = *std::move(last_step);
-      out.decode = *std::move(d);
-      out.decode_next = *std::move(d1);
-      out.prefill = *std::move(pre);
-      return out;
-    }
-  }
-  return InputError(
-      ctx, fmt::format("cannot bind the past-length dim ({}); name it with "
-                       "--kv-dim NAME. Last error: {}",
-                       fmt::join(past_names, ", "), MessageOf(last)));
+  absl::StatusOr<DecoderBinding> bind = FindDecoderBinding(ctx, dsrc);
+  if (!bind.ok()) return bind.status();
+  auto import_step = [&](int64_t past, int64_t fresh, bool with_cache) {
+    Dims dims;
+    Values values;
+    bind->At(past, fresh, with_cache, &dims, &values);
+    return ImportAt(ctx, dsrc, dims, values, batch);
+  };
+  absl::StatusOr<graph::Graph> d = import_step(prompt, 1, true);
+  if (!d.ok()) return d.status();
+  absl::StatusOr<graph::Graph> d1 = import_step(prompt + 1, 1, true);
+  if (!d1.ok()) return d1.status();
+  // The prefill: the zoo's -prefill entry at N tokens, else the decoder
+  // with nothing cached (a merged decoder's branch without past).
+  absl::StatusOr<graph::Graph> pre =
+      prefill_entry ? ImportAt(ctx, Source{&*prefill_entry},
+                               {{bind->sequence, prompt}}, {}, batch)
+                    : import_step(0, prompt, false);
+  if (!pre.ok()) return pre.status();
+  absl::StatusOr<graph::Graph> last_step = import_step(last_past, 1, true);
+  if (!last_step.ok()) return last_step.status();
+  out.decode_last = *std::move(last_step);
+  out.decode = *std::move(d);
+  out.decode_next = *std::move(d1);
+  out.prefill = *std::move(pre);
+  return out;
 }
 
 // One import at `concurrency` (a --sweep/--search point, else
@@ -334,6 +466,27 @@ absl::StatusOr<engine::ServeSearch> RunSearch(const RunContext& ctx) {
 }
 
 }  // namespace
+
+absl::Status AddServeDecodeBindings(const RunContext& ctx,
+                                    importers::ImportOptions* import) {
+  const Options& o = *ctx.options;
+  absl::StatusOr<int64_t> prompt = Count(ctx, "--prompt", o.prompt, {});
+  if (!prompt.ok()) return prompt.status();
+  absl::StatusOr<int64_t> batch =
+      Count(ctx, "--concurrency", o.concurrency, int64_t{1});
+  if (!batch.ok()) return batch.status();
+  absl::StatusOr<DecoderBinding> bind = FindDecoderBinding(ctx, Source{});
+  if (!bind.ok()) return bind.status();
+  Dims dims;
+  Values values;
+  bind->At(*prompt, 1, true, &dims, &values);
+  for (const auto& [name, value] : dims) import->dims.try_emplace(name, value);
+  for (const auto& [name, value] : values) {
+    import->input_values.try_emplace(name, value);
+  }
+  if (!import->batch) import->batch = *batch;
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::string> SearchText(const RunContext& ctx) {
   absl::StatusOr<engine::ServeSearch> s = RunSearch(ctx);

@@ -41,8 +41,13 @@ absl::StatusOr<graph::Graph> Import(const RunContext& ctx,
   import.inputs = o.inputs;
   import.input_values = o.input_values;
   import.batch = b;
-  if (ctx.zoo_entry)
+  if (ctx.zoo_entry) {
     import.dims = zoo::EntryDims(*ctx.zoo_entry, import.dims, b);
+  } else if (o.serve) {
+    if (absl::Status s = AddServeDecodeBindings(ctx, &import); !s.ok()) {
+      return s;
+    }
+  }
   if (batch) {
     for (const std::string& name : ctx.graph.batch.dim_names) {
       import.dims.erase(name);  // a sweep point wins
