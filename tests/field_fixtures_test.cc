@@ -63,6 +63,21 @@ TEST(FieldFixtures, HfDecoderWithPastKeyValues) {
   EXPECT_EQ(r.json["assumptions"]["batch"], 2);
 }
 
+// The same decoder at its prefill: --dim past_sequence=0 binds an empty past
+// (ONNX dims may be 0). B=1, S=8, P=0, T=8: 3072*8 + 32*1*8*8 = 24576 +
+// 2048 = 26624 MACs. A negative dim stays a usage error (exit 1).
+TEST(FieldFixtures, HfDecoderPrefillBindsAnEmptyPast) {
+  const Result r = AnalyzeJson(
+      {kDir + "hf_decoder.onnx", "--dim", "batch=1", "--dim", "sequence=8",
+       "--dim", "past_sequence=0", "--dim", "total_sequence=8"});
+  ExpectFullyAnalyzed(r);
+  EXPECT_DOUBLE_EQ(r.json["summary"]["macs"].get<double>(), 26624.0);
+  const Result bad =
+      AnalyzeJson({kDir + "hf_decoder.onnx", "--dim", "past_sequence=-1"});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("VALUE >= 0"), std::string::npos) << bad.err;
+}
+
 // HF optimum's merged decoder (hf_decoder_merged.onnx: decoder_model_merged
 // as optimum's merge_decoders writes it, a bool use_cache_branch [1]
 // choosing between the decoder with past (then) and without (else) in one

@@ -73,7 +73,7 @@ absl::Status ApplyDim(Options& o, std::string_view v) {
     return Bad("--dim", v, "NAME=VALUE");
   }
   std::optional<int64_t> n = ParseInt(v.substr(eq + 1));
-  if (!n || *n < 1) return Bad("--dim", v, "NAME=VALUE with VALUE >= 1");
+  if (!n || *n < 0) return Bad("--dim", v, "NAME=VALUE with VALUE >= 0");
   o.dims.emplace_back(std::string(v.substr(0, eq)), *n);
   return absl::OkStatus();
 }
@@ -301,8 +301,9 @@ constexpr Flag kFlags[] = {
      "first dim of every input of rank >= 2 (throughput = N / latency)",
      ApplyBatch},
     {"--dim", "NAME=VALUE",
-     "bind the symbolic input dim NAME (repeatable; wins over --batch; a "
-     "NAME that matches no input dim is an error listing the model's)",
+     "bind the symbolic input dim NAME to VALUE >= 0 (0: an empty dim, e.g. "
+     "a decoder's past length at the prefill; repeatable; wins over --batch; "
+     "a NAME that matches no input dim is an error listing the model's)",
      ApplyDim},
     {"--input", "NAME=D0xD1x...",
      "bind every dim of input NAME: a number, ? (keep the model's dim) or a "
