@@ -53,10 +53,17 @@ void ExpectFullyAnalyzed(const Result& r) {
 // Parameters: embedding 64*16 + 4 projections 4*256 + MLP 2*512 + LayerNorm
 // 2*16 + lm_head 16*64 = 1024 + 1024 + 1024 + 32 + 1024 = 4128 (the float
 // scalars the exporter puts in Constant nodes are not parameters).
+// hf_decoder.onnx at batch b, s new tokens and p past ones (total p + s).
+Result HfDecoderAt(int b, int s, int p) {
+  return AnalyzeJson({kDir + "hf_decoder.onnx", "--dim",
+                      "batch=" + std::to_string(b), "--dim",
+                      "sequence=" + std::to_string(s), "--dim",
+                      "past_sequence=" + std::to_string(p), "--dim",
+                      "total_sequence=" + std::to_string(p + s)});
+}
+
 TEST(FieldFixtures, HfDecoderWithPastKeyValues) {
-  const Result r = AnalyzeJson(
-      {kDir + "hf_decoder.onnx", "--dim", "batch=2", "--dim", "sequence=3",
-       "--dim", "past_sequence=5", "--dim", "total_sequence=8"});
+  const Result r = HfDecoderAt(2, 3, 5);
   ExpectFullyAnalyzed(r);
   EXPECT_DOUBLE_EQ(r.json["summary"]["macs"].get<double>(), 19968.0);
   EXPECT_EQ(r.json["summary"]["params"], 4128);
@@ -67,9 +74,7 @@ TEST(FieldFixtures, HfDecoderWithPastKeyValues) {
 // (ONNX dims may be 0). B=1, S=8, P=0, T=8: 3072*8 + 32*1*8*8 = 24576 +
 // 2048 = 26624 MACs. A negative dim stays a usage error (exit 1).
 TEST(FieldFixtures, HfDecoderPrefillBindsAnEmptyPast) {
-  const Result r = AnalyzeJson(
-      {kDir + "hf_decoder.onnx", "--dim", "batch=1", "--dim", "sequence=8",
-       "--dim", "past_sequence=0", "--dim", "total_sequence=8"});
+  const Result r = HfDecoderAt(1, 8, 0);
   ExpectFullyAnalyzed(r);
   EXPECT_DOUBLE_EQ(r.json["summary"]["macs"].get<double>(), 26624.0);
   const Result bad =
