@@ -32,17 +32,11 @@ double Overlap(double a, double b, double overlap) {
   return std::max(a, b) + (1 - overlap) * std::min(a, b);
 }
 
-// The host GEMM model of a flat runtime (Runtime::host_gemm; the formula is
-// in engine/runtime.h).
-KernelTime HostGemmTime(const KernelWork& work, const Pricing& p) {
-  const HostGemmModel& h = *p.runtime.host_gemm;
-  const GemmShape& g = work.gemm;
-  const double bw = p.memory_bandwidth_bytes_per_s;
-  KernelTime t;
-  t.compute_efficiency = h.matrix_efficiency;
-  t.memory_efficiency = p.runtime.flat_memory_efficiency;
-  t.t_compute_s = work.Flops() / (p.peak_flops_per_s * h.matrix_efficiency);
-  t.t_memory_s = work.bytes / (bw * t.memory_efficiency);
+// What the host GEMM model of a flat runtime (Runtime::host_gemm; the
+// formula is in engine/runtime.h) adds to the flat roofline: staging the
+// right operand (packing, im2col) and the library calls beyond the first.
+double HostGemmExtraSeconds(const GemmShape& g, const HostGemmModel& h,
+                            double bw) {
   // The library's rows and columns: a convolution is W [n x k] x columns
   // [k x m] per group, a matrix product A [m x k] x B [k x n].
   const double rows = g.conv ? g.n : g.m;
@@ -55,10 +49,7 @@ KernelTime HostGemmTime(const KernelWork& work, const Pricing& p) {
       (h.pack_passes * packed + h.expansion_passes * expanded) / bw;
   const double calls =
       one_row ? h.row_call_s * g.batch : h.call_s * (g.batch - 1);
-  t.t_overhead_s = staging + p.runtime.per_node_tax_s + calls;
-  t.latency_s = std::max(t.t_compute_s, t.t_memory_s) + t.t_overhead_s;
-  t.regime = t.t_memory_s > t.t_compute_s ? Regime::kMemory : Regime::kCompute;
-  return t;
+  return staging + calls;
 }
 
 }  // namespace
@@ -188,20 +179,23 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
   const Runtime& r = p.runtime;
   const double bw = p.memory_bandwidth_bytes_per_s;
 
-  // Every contraction, depthwise convolutions (class elementwise) included.
-  if (!r.size_aware && r.host_gemm && work.gemm.batch > 0 &&
-      work.gemm.element_bytes > 0 &&
-      !p.compute_efficiency_by_op.contains(work.op_type)) {
-    return HostGemmTime(work, p);
-  }
   if (!r.size_aware) {
-    t.compute_efficiency = Lookup(p.compute_efficiency_by_op, work.op_type,
-                                  r.flat_compute_efficiency);
+    // The host GEMM model times every contraction (depthwise convolutions,
+    // class elementwise, included) unless --fit gave its op an efficiency.
+    const bool host_gemm = r.host_gemm && work.gemm.batch > 0 &&
+                           work.gemm.element_bytes > 0 &&
+                           !p.compute_efficiency_by_op.contains(work.op_type);
+    t.compute_efficiency =
+        host_gemm ? r.host_gemm->matrix_efficiency
+                  : Lookup(p.compute_efficiency_by_op, work.op_type,
+                           r.flat_compute_efficiency);
     t.memory_efficiency = Lookup(p.memory_efficiency_by_op, work.op_type,
                                  r.flat_memory_efficiency);
     t.t_compute_s = flops / (p.peak_flops_per_s * t.compute_efficiency);
     t.t_memory_s = work.bytes / (bw * t.memory_efficiency);
-    t.t_overhead_s = r.per_node_tax_s;
+    t.t_overhead_s =
+        r.per_node_tax_s +
+        (host_gemm ? HostGemmExtraSeconds(work.gemm, *r.host_gemm, bw) : 0);
     t.latency_s = std::max(t.t_compute_s, t.t_memory_s) + t.t_overhead_s;
     t.regime =
         t.t_memory_s > t.t_compute_s ? Regime::kMemory : Regime::kCompute;
