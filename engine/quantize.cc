@@ -380,12 +380,9 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(
   }
   QuantizeResult result;
   result.options = options;
-  absl::StatusOr<Analysis> before = Analyze(graph, hardware, base);
+  absl::StatusOr<Analysis> before =
+      AnalyzeSharded(graph, hardware, base, parallel);
   if (!before.ok()) return before.status();
-  if (sharded) {
-    before = ShardAnalysis(graph, *std::move(before), parallel);
-    if (!before.ok()) return before.status();
-  }
   result.before = *std::move(before);
   result.peak_before = result.before.assumptions.peak_precision;
 
@@ -428,12 +425,9 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(
       result.math_precision != "int8" && result.math_precision != "int4") {
     after_options.weight_only = options.weights;
   }
-  absl::StatusOr<Analysis> after = Analyze(graph, hardware, after_options);
+  absl::StatusOr<Analysis> after =
+      AnalyzeSharded(graph, hardware, after_options, parallel);
   if (!after.ok()) return after.status();
-  if (sharded) {
-    after = ShardAnalysis(graph, *std::move(after), parallel);
-    if (!after.ok()) return after.status();
-  }
   result.after = *std::move(after);
 
   const std::vector<LayerResult>& lb = result.before.layers;

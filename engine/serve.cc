@@ -163,12 +163,9 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
 
   AnalyzeOptions opts = in.options;
   opts.batch = in.concurrency;
-  const bool sharded = in.parallel.gpus() > 1;
   r.gpus = in.parallel.gpus();
-  auto analyze = [&](const graph::Graph& g) -> absl::StatusOr<Analysis> {
-    absl::StatusOr<Analysis> a = Analyze(g, in.hardware, opts);
-    if (!a.ok() || !sharded) return a;
-    return ShardAnalysis(g, *std::move(a), in.parallel);
+  auto analyze = [&](const graph::Graph& g) {
+    return AnalyzeSharded(g, in.hardware, opts, in.parallel);
   };
   absl::StatusOr<Analysis> prefill = analyze(*in.prefill);
   if (!prefill.ok()) return prefill.status();

@@ -87,13 +87,10 @@ absl::StatusOr<std::vector<WhatIfRow>> RunWhatIf(const graph::Graph& graph,
                                                  const Hardware& hardware,
                                                  const AnalyzeOptions& base,
                                                  const WhatIfOptions& options) {
-  absl::StatusOr<Analysis> as_stored = Analyze(graph, hardware, base);
+  absl::StatusOr<Analysis> as_stored =
+      AnalyzeSharded(graph, hardware, base, options.parallel);
   if (!as_stored.ok()) return as_stored.status();
   const bool sharded = options.parallel.gpus() > 1;
-  if (sharded) {
-    as_stored = ShardAnalysis(graph, *std::move(as_stored), options.parallel);
-    if (!as_stored.ok()) return as_stored.status();
-  }
   const double reference = as_stored->summary.latency_s;
   std::vector<WhatIfRow> rows;
   auto add = [&](WhatIfRow row) {

@@ -660,4 +660,13 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
   return analysis;
 }
 
+absl::StatusOr<Analysis> AnalyzeSharded(const graph::Graph& graph,
+                                        const Hardware& hardware,
+                                        const AnalyzeOptions& options,
+                                        const ParallelOptions& parallel) {
+  absl::StatusOr<Analysis> a = Analyze(graph, hardware, options);
+  if (!a.ok() || parallel.gpus() <= 1) return a;
+  return ShardAnalysis(graph, *std::move(a), parallel);
+}
+
 }  // namespace ridgeline::engine

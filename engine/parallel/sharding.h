@@ -63,6 +63,13 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
                                        Analysis analysis,
                                        const ParallelOptions& options);
 
+// Analyze(graph, hardware, options), sharded by ShardAnalysis when
+// `parallel` spans more than one GPU.
+absl::StatusOr<Analysis> AnalyzeSharded(const graph::Graph& graph,
+                                        const Hardware& hardware,
+                                        const AnalyzeOptions& options,
+                                        const ParallelOptions& parallel);
+
 }  // namespace ridgeline::engine
 
 #endif  // RIDGELINE_ENGINE_PARALLEL_SHARDING_H_

@@ -27,19 +27,11 @@ absl::StatusOr<std::vector<engine::Analysis>> OtherDevices(
     absl::StatusOr<engine::Hardware> hw =
         engine::FindHardware(*ctx.catalog, names[i]);
     if (!hw.ok()) return hw.status();
-    absl::StatusOr<engine::Analysis> a =
-        engine::Analyze(ctx.graph, *hw, ctx.analyze);
+    absl::StatusOr<engine::Analysis> a = engine::AnalyzeSharded(
+        ctx.graph, *hw, ctx.analyze, ctx.options->parallel);
     if (!a.ok()) {
       return absl::InvalidArgumentError(
           fmt::format("{}: {}", ctx.model_name, MessageOf(a.status())));
-    }
-    if (ctx.options->parallel.gpus() > 1) {
-      a = engine::ShardAnalysis(ctx.graph, *std::move(a),
-                                ctx.options->parallel);
-      if (!a.ok()) {
-        return absl::InvalidArgumentError(
-            fmt::format("{}: {}", ctx.model_name, MessageOf(a.status())));
-      }
     }
     a->model = ctx.model_name;
     others.push_back(*std::move(a));
