@@ -150,7 +150,8 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
   r.prompt = in.prompt;
   r.generate = in.generate;
   r.concurrency = in.concurrency;
-  absl::StatusOr<KvCache> kv = FindKvCache(*in.decode, in.prompt, *pricer);
+  absl::StatusOr<KvCache> kv =
+      FindKvCache(*in.decode, in.prompt, *pricer, in.decode_next);
   if (!kv.ok()) {
     return absl::Status(kv.status().code(),
                         fmt::format("{}: {}", in.decode_name,
@@ -223,9 +224,10 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
   ServeMemory& m = r.memory;
   m.capacity_bytes = in.hardware.memory_capacity_bytes;
   m.weight_bytes = weight_bytes.value_or(0);
-  const double kv_per_request = r.kv.bytes_per_token *
-                                static_cast<double>(in.prompt + in.generate) /
-                                static_cast<double>(r.gpus);
+  const double kv_per_request =
+      (r.kv.bytes_per_token * static_cast<double>(in.prompt + in.generate) +
+       r.kv.fixed_bytes_per_sequence) /
+      static_cast<double>(r.gpus);
   m.kv_cache_bytes = kv_per_request * static_cast<double>(in.concurrency);
   m.activation_bytes = *act;
   m.reserve_bytes = kRuntimeReserveFraction * m.capacity_bytes;

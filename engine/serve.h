@@ -44,6 +44,13 @@ struct KvCache {
   // the past axis, times the element bytes at the analysis' pricing
   // (= 2 x layers x kv_heads x head_dim x bytes).
   double bytes_per_token = 0;
+  // KV inputs whose length does not grow with the past: an encoder-
+  // decoder's cross-attention keys and values (optimum's
+  // past_key_values.N.encoder.*, the encoder's length). Tensor indices.
+  std::vector<int> fixed_inputs;
+  // Bytes of the fixed KV inputs of one sequence (every dim but the batch),
+  // held for the whole request whatever its length.
+  double fixed_bytes_per_sequence = 0;
 };
 
 // A floating tensor of rank >= 3 named like past / present / cache.
@@ -52,11 +59,14 @@ bool IsKvCacheTensor(const graph::Tensor& tensor);
 // Finds the KV cache: graph inputs named like past_key_values / past /
 // cache (rank >= 3), whose dim `past_axis` equals `past_length` (the value
 // the graph was bound with), and the outputs named like present / cache.
-// Bytes at `pricer`'s element sizes. NotFound when the graph has no KV
-// inputs.
+// With `decode_next` (the same graph imported at past_length + 1, tensor
+// for tensor), a KV input whose dims are the same in both is a fixed one
+// (cross-attention), not part of the growing cache. Bytes at `pricer`'s
+// element sizes. NotFound when the graph has no KV inputs.
 absl::StatusOr<KvCache> FindKvCache(const graph::Graph& decode,
                                     int64_t past_length,
-                                    const TensorPricer& pricer);
+                                    const TensorPricer& pricer,
+                                    const graph::Graph* decode_next = nullptr);
 
 // Rebinds the past-length dim of an imported decoder graph. Built from the
 // graph imported at past p0 and p0 + 1: each dim (and folded int value) is
@@ -118,7 +128,8 @@ inline constexpr double kStaticPowerFraction = 0.3;
 struct ServeMemory {
   double capacity_bytes = 0;
   double weight_bytes = 0;
-  double kv_cache_bytes = 0;    // bytes_per_token x (N + M) x B
+  // (bytes_per_token x (N + M) + fixed_bytes_per_sequence) x B
+  double kv_cache_bytes = 0;
   double activation_bytes = 0;  // peak of the prefill at batch B, KV excluded
   double reserve_bytes = 0;     // kRuntimeReserveFraction x capacity
   double total_bytes = 0;

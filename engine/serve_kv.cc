@@ -45,16 +45,24 @@ bool IsKvCacheTensor(const graph::Tensor& t) {
 
 absl::StatusOr<KvCache> FindKvCache(const graph::Graph& decode,
                                     int64_t past_length,
-                                    const TensorPricer& pricer) {
+                                    const TensorPricer& pricer,
+                                    const graph::Graph* decode_next) {
   KvCache kv;
   for (int i : decode.Inputs()) {
-    if (IsKvCacheTensor(decode.tensor(i))) kv.past_inputs.push_back(i);
+    const graph::Tensor& t = decode.tensor(i);
+    if (!IsKvCacheTensor(t)) continue;
+    const bool fixed = decode_next != nullptr &&
+                       i < static_cast<int>(decode_next->tensors().size()) &&
+                       decode_next->tensor(i).dims == t.dims;
+    (fixed ? kv.fixed_inputs : kv.past_inputs).push_back(i);
   }
   if (kv.past_inputs.empty()) {
     return absl::NotFoundError(
-        "no KV cache: no floating graph input of rank >= 3 named like "
-        "past_key_values / past / cache (is this a decoder exported with "
-        "use_cache?)");
+        kv.fixed_inputs.empty()
+            ? "no KV cache: no floating graph input of rank >= 3 named like "
+              "past_key_values / past / cache (is this a decoder exported "
+              "with use_cache?)"
+            : "no KV cache: no KV input grows with the past length");
   }
   const graph::Tensor& first = decode.tensor(kv.past_inputs.front());
   // The past axis: the one bound to past_length, preferring rank - 2
@@ -85,6 +93,14 @@ absl::StatusOr<KvCache> FindKvCache(const graph::Graph& decode,
       if (a != kv.past_axis) per_token *= static_cast<double>(t.dims[a]);
     }
     kv.bytes_per_token += per_token;
+  }
+  for (int i : kv.fixed_inputs) {
+    const graph::Tensor& t = decode.tensor(i);
+    double bytes = pricer.ElementBytes(decode, t);
+    for (size_t a = 1; a < t.dims.size(); ++a) {
+      bytes *= static_cast<double>(t.dims[a]);
+    }
+    kv.fixed_bytes_per_sequence += bytes;
   }
   for (int o : decode.outputs()) {
     if (IsKvCacheTensor(decode.tensor(o))) kv.present_outputs.push_back(o);

@@ -3,6 +3,7 @@
 // toolchains apply): each analyzes fully, and its MACs and parameters match
 // a count made by hand from the module definitions (the derivations are in
 // the comments; nothing here is copied from the program's output).
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -293,6 +294,198 @@ TEST(FieldFixtures, OnnxRuntimeQdqCnn) {
   EXPECT_DOUBLE_EQ(r.json["summary"]["macs"].get<double>(), 258176.0);
   EXPECT_EQ(r.json["summary"]["params"], 1460);
   EXPECT_DOUBLE_EQ(r.json["summary"]["weight_bytes"].get<double>(), 1544.0);
+}
+
+// A Whisper-like encoder-decoder as HF optimum exports Whisper
+// (make_field_fixtures.py WHISPER: 8 mel bins, d_model 16, 2 heads of 8,
+// FFN 32, 1 encoder and 2 decoder layers, vocab 64, 8 encoder and 32
+// decoder positions).
+//
+// whisper_encoder.onnx, input_features [B, 8, F], L = F / 2 (= 8: the
+// positions table is added whole, as HF does):
+//   conv1 8->16, k 3, pad 1: B*F*16*8*3 = 384 B F
+//   conv2 16->16, k 3, stride 2, pad 1: B*L*16*16*3 = 768 B L
+//   q, k, v, out projections: 4 * B*L*16*16 = 1024 B L
+//   QK^T and AV: 2 * B*2*L*L*8 = 32 B L^2
+//   fc1 + fc2: 2 * B*L*16*32 = 1024 B L
+// B = 2, F = 16, L = 8: 12,288 + 12,288 + 16,384 + 4,096 + 16,384 = 61,440.
+// Parameters: conv1 384 + 16, conv2 768 + 16, positions 8*16 = 128,
+// attention 4*256 + 3 biases*16 = 1,072, 2 LayerNorms 64, fc1 512 + 32,
+// fc2 512 + 16, final LayerNorm 32: 3,552.
+TEST(FieldFixtures, WhisperEncoder) {
+  const Result r = AnalyzeJson({kDir + "whisper_encoder.onnx", "--dim",
+                                "batch_size=2", "--dim", "feature_size=8",
+                                "--dim", "encoder_sequence_length=16"});
+  ExpectFullyAnalyzed(r);
+  EXPECT_DOUBLE_EQ(r.json["summary"]["macs"].get<double>(), 61440.0);
+  EXPECT_EQ(r.json["summary"]["params"], 3552);
+}
+
+// whisper_decoder_merged.onnx: optimum's decoder_model_merged (the decoder
+// without past and the one with past in one If on use_cache_branch).
+// Batch B, new tokens S, past P, T = P + S, encoder length E:
+//   per layer: self-attention q, k, v, out 4 * B*S*16*16 = 1024 B S
+//              self QK^T and AV 2 * B*2*S*T*8 = 32 B S T
+//              cross-attention q, out 2 * B*S*16*16 = 512 B S
+//              cross QK^T and AV 2 * B*2*S*E*8 = 32 B S E
+//              fc1 + fc2 2 * B*S*16*32 = 1024 B S
+//   proj_out B*S*16*64 = 1024 B S
+//   the first pass only (no past): the cross-attention keys and values
+//   projected from the encoder's output, 2 layers * 2 * B*E*16*16 = 1024 B E.
+// MACs = 6144 B S + 64 B S (T + E) [+ 1024 B E without past].
+// Parameters: embed_tokens 64*16 = 1,024, positions 32*16 = 512, per layer
+// 2 attentions 2 * 1,072 + 3 LayerNorms 96 + fc1 544 + fc2 528 = 3,312,
+// final LayerNorm 32, proj_out 16*64 = 1,024: 1,024 + 512 + 6,624 + 32 +
+// 1,024 = 9,216.
+const std::string kWhisperDecoder = kDir + "whisper_decoder_merged.onnx";
+
+double WhisperDecoderMacs(double b, double s, double p, double e,
+                          bool with_past) {
+  return 6144 * b * s + 64 * b * s * (p + s + e) +
+         (with_past ? 0 : 1024 * b * e);
+}
+
+// whisper_decoder_merged.onnx at batch b, s new tokens, past p, encoder
+// length e, the branch with past or without.
+Result WhisperDecoderAt(int b, int s, int p, int e, bool with_past) {
+  const std::string enc = std::to_string(e);
+  return AnalyzeJson(
+      {kWhisperDecoder, "--dim", "batch_size=" + std::to_string(b), "--dim",
+       "decoder_sequence_length=" + std::to_string(s), "--dim",
+       "past_decoder_sequence_length=" + std::to_string(p), "--dim",
+       "encoder_sequence_length_out=" + enc, "--dim",
+       "encoder_sequence_length / 2=" + enc, "--input-value",
+       std::string("use_cache_branch=") + (with_past ? "1" : "0")});
+}
+
+TEST(FieldFixtures, WhisperDecoderWithCrossAttentionKv) {
+  // A decode step: B = 2, S = 1, P = 5, E = 8: 12,288 + 64*2*14 = 14,080.
+  Result r = WhisperDecoderAt(2, 1, 5, 8, true);
+  ExpectFullyAnalyzed(r);
+  EXPECT_DOUBLE_EQ(WhisperDecoderMacs(2, 1, 5, 8, true), 14080.0);
+  EXPECT_DOUBLE_EQ(r.json["summary"]["macs"].get<double>(), 14080.0);
+  EXPECT_EQ(r.json["summary"]["params"], 9216);
+  // Each layer's two Concats read its past decoder key and value, its two
+  // cross-attention MatMuls the past encoder key and value.
+  EXPECT_EQ(KvReadingLayers(r.json), 8);
+  // The first pass: B = 2, S = 3, P = 0, E = 8:
+  // 36,864 + 64*6*11 + 1024*2*8 = 36,864 + 4,224 + 16,384 = 57,472; no
+  // layer reads the KV inputs.
+  r = WhisperDecoderAt(2, 3, 0, 8, false);
+  ExpectFullyAnalyzed(r);
+  EXPECT_DOUBLE_EQ(WhisperDecoderMacs(2, 3, 0, 8, false), 57472.0);
+  EXPECT_DOUBLE_EQ(r.json["summary"]["macs"].get<double>(), 57472.0);
+  EXPECT_EQ(KvReadingLayers(r.json), 0);
+}
+
+// --serve on the Whisper decoder: the self-attention past grows with the
+// context, the cross-attention (encoder) keys and values stay at the
+// encoder's length. The encoder length E = 8 equals the prompt N = 8 on
+// purpose: only the decoder KV inputs move between the steps at past N and
+// N + 1, so a detection by value alone would take the encoder KV for cache.
+//   KV bytes per token (self-attention only): 2 (K, V) x 2 layers x 2 heads
+//   x head dim 8 x 4 B = 256; fixed per request: 2 x 2 x 2 x E 8 x 8 x 4 B
+//   = 2,048. At N + M = 12 tokens, one request: 256 x 12 + 2,048 = 5,120 B.
+TEST(FieldFixtures, WhisperDecoderServesWithFixedCrossAttentionKv) {
+  const Result r =
+      AnalyzeJson({kWhisperDecoder, "--dim", "encoder_sequence_length_out=8",
+                   "--dim", "encoder_sequence_length / 2=8", "--serve",
+                   "--prompt", "8", "--generate", "4"});
+  ExpectFullyAnalyzed(r);
+  const nlohmann::json& s = r.json["serve"];
+  EXPECT_EQ(s["kv_bytes_per_token"], 256);
+  EXPECT_EQ(s["kv_layers"], 2);
+  EXPECT_EQ(s["kv_fixed_bytes_per_sequence"], 2048);
+  EXPECT_DOUBLE_EQ(s["memory"]["kv_cache_bytes"].get<double>(), 5120.0);
+  // The report beside it is the first decode step: B = 1, S = 1, P = 8,
+  // E = 8: 6,144 + 64*17 = 7,232 MACs.
+  EXPECT_DOUBLE_EQ(WhisperDecoderMacs(1, 1, 8, 8, true), 7232.0);
+  EXPECT_DOUBLE_EQ(r.json["summary"]["macs"].get<double>(), 7232.0);
+  // Each analyzed step is the decoder at past = context with E still 8.
+  ASSERT_EQ(s["tpot_by_context"].size(), 4u);
+  for (const int i : {0, 3}) {
+    const nlohmann::json& step = s["tpot_by_context"][i];
+    EXPECT_EQ(step["context"], 8 + i);
+    const Result at = WhisperDecoderAt(1, 1, 8 + i, 8, true);
+    EXPECT_DOUBLE_EQ(step["tpot_s"].get<double>(),
+                     at.json["summary"]["latency_s"].get<double>())
+        << "context " << 8 + i;
+  }
+  // TTFT is the first pass at 8 tokens: 49,152 + 64*8*16 + 8,192 = 65,536
+  // MACs.
+  const Result prefill = WhisperDecoderAt(1, 8, 0, 8, false);
+  EXPECT_DOUBLE_EQ(prefill.json["summary"]["macs"].get<double>(), 65536.0);
+  EXPECT_DOUBLE_EQ(s["ttft_s"].get<double>(),
+                   prefill.json["summary"]["latency_s"].get<double>());
+}
+
+// A one-class detector exported as torchvision's detection models are
+// (detector.onnx, image [1, 3, H, W]): conv1 3->8, 3x3, stride 2, pad 1;
+// conv2 8->16, 3x3, stride 2, pad 1; 1x1 box (16->4) and score (16->1)
+// heads on the H/4 x W/4 grid; TopK of k = min(10, anchors) scores (k from
+// the shape, a ReduceMin), torchvision.ops.nms (ONNX NonMaxSuppression,
+// max_output_boxes_per_class = INT64_MAX), the first 5 kept.
+//   MACs: conv1 (H/2)(W/2)*8*27 = 54 HW; conv2 (H/4)(W/4)*16*72 = 72 HW;
+//   box head (HW/16)*4*16 = 4 HW; score head (HW/16)*16 = HW: 131 HW.
+//   Parameters: 216 + 8 + 1,152 + 16 + 64 + 4 + 16 + 1 = 1,477.
+// NonMaxSuppression keeps a data-dependent number of boxes: taken at its
+// upper bound, min(INT64_MAX, k boxes) for 1 batch and 1 class, [k, 3],
+// and its FLOPs at the worst case that bound assumes (README's table): k
+// areas x 3, a sort of k scores k x max(1, ceil(log2 k)) and k (k - 1) / 2
+// IoUs x 16 (no score threshold input).
+// Output shapes by op type and by tensor name.
+std::map<std::string, nlohmann::json> OutputShapes(
+    const nlohmann::json& report) {
+  std::map<std::string, nlohmann::json> shapes;
+  for (const auto& layer : report["layers"]) {
+    shapes[layer["op"]] = layer["outputs"][0]["shape"];
+    for (const auto& out : layer["outputs"]) shapes[out["name"]] = out["shape"];
+  }
+  return shapes;
+}
+
+// The FLOPs of the report's one layer of op type `op`.
+double FlopsOf(const nlohmann::json& report, const std::string& op) {
+  for (const auto& layer : report["layers"]) {
+    if (layer["op"] == op) return layer["flops"].get<double>();
+  }
+  return -1;
+}
+
+TEST(FieldFixtures, DetectorWithTopKAndNonMaxSuppression) {
+  const std::string path = kDir + "detector.onnx";
+  // 16 x 16: 16 anchors, k = 10. 131 * 256 = 33,536 MACs.
+  Result r = AnalyzeJson({path, "--dim", "height=16", "--dim", "width=16"});
+  ExpectFullyAnalyzed(r);
+  EXPECT_DOUBLE_EQ(r.json["summary"]["macs"].get<double>(), 33536.0);
+  EXPECT_EQ(r.json["summary"]["params"], 1477);
+  std::map<std::string, nlohmann::json> shapes = OutputShapes(r.json);
+  EXPECT_EQ(shapes["TopK"], nlohmann::json({10}));
+  EXPECT_EQ(shapes["NonMaxSuppression"], nlohmann::json({10, 3}));
+  // k = 10: 30 + 10 * 4 + 45 * 16 = 790.
+  EXPECT_DOUBLE_EQ(FlopsOf(r.json, "NonMaxSuppression"), 790.0);
+  bool warned = false;
+  for (const nlohmann::json& w : r.json["warnings"]) {
+    const std::string text = w.get<std::string>();
+    warned |= text.find("taken at their upper bound") != std::string::npos &&
+              text.find("(NonMaxSuppression)") != std::string::npos;
+  }
+  EXPECT_TRUE(warned) << r.json["warnings"];
+  // The outputs: the first 5 of at most 10 kept boxes.
+  EXPECT_EQ(shapes["boxes"], nlohmann::json({5, 4}));
+  EXPECT_EQ(shapes["scores"], nlohmann::json({5}));
+
+  // 8 x 8: 4 anchors, k = min(10, 4) = 4: NonMaxSuppression [4, 3].
+  // 131 * 64 = 8,384 MACs.
+  r = AnalyzeJson({path, "--dim", "height=8", "--dim", "width=8"});
+  ExpectFullyAnalyzed(r);
+  EXPECT_DOUBLE_EQ(r.json["summary"]["macs"].get<double>(), 8384.0);
+  shapes = OutputShapes(r.json);
+  EXPECT_EQ(shapes["TopK"], nlohmann::json({4}));
+  EXPECT_EQ(shapes["NonMaxSuppression"], nlohmann::json({4, 3}));
+  // k = 4: 12 + 4 * 2 + 6 * 16 = 116.
+  EXPECT_DOUBLE_EQ(FlopsOf(r.json, "NonMaxSuppression"), 116.0);
+  EXPECT_EQ(shapes["boxes"], nlohmann::json({4, 4}));
 }
 
 }  // namespace

@@ -4,6 +4,11 @@
 //    the number of iterations (see CounterRegistry::Count and COUNTING.md).
 //  - Range: one add per output element. ConstantOfShape, EyeLike: only the
 //    output is written. NonZero: one compare per input element.
+//  - NonMaxSuppression: the worst case, as its output is taken at its upper
+//    bound (every pair of boxes compared), see CountNonMaxSuppression.
+#include <algorithm>
+#include <cmath>
+
 #include "engine/counters/common.h"
 #include "engine/counters/cost_table.h"
 #include "engine/counters/families.h"
@@ -38,6 +43,40 @@ absl::StatusOr<Cost> CountNonZero(const CountContext& ctx) {
   return cost;
 }
 
+// One IoU of two corner boxes against the threshold: the intersection's
+// corners (2 max, 2 min), its width and height (2 sub) clamped at 0 (2 max),
+// its area (mul), the union (area + area - intersection: 2 adds), the ratio
+// (div) and the compare.
+constexpr double kIou =
+    6 * cost::kCmp + 4 * cost::kAdd + cost::kMul + cost::kDiv + cost::kCmp;
+// One box's area: 2 subs and a mul.
+constexpr double kBoxArea = 2 * cost::kAdd + cost::kMul;
+
+// NonMaxSuppression, boxes [B, N, 4] and scores [B, C, N], in the worst case
+// its upper-bound output assumes (every box kept, so each is compared with
+// every other): per batch the N box areas; per batch and class a sort of
+// the N scores (N x max(1, ceil(log2 N)) compares, as TopK counts), the
+// score threshold (N compares, when given) and N (N - 1) / 2 IoUs.
+absl::StatusOr<Cost> CountNonMaxSuppression(const CountContext& ctx) {
+  absl::StatusOr<const graph::Tensor*> boxes = RequireInputRank(ctx, 0, 3);
+  if (!boxes.ok()) return boxes.status();
+  absl::StatusOr<const graph::Tensor*> scores = RequireInputRank(ctx, 1, 3);
+  if (!scores.ok()) return scores.status();
+  const double batch = static_cast<double>((*boxes)->dims[0]);
+  const double n = static_cast<double>((*boxes)->dims[1]);
+  const double classes = static_cast<double>((*scores)->dims[1]);
+  const bool score_threshold =
+      ctx.node.inputs.size() > 4 && ctx.node.inputs[4] >= 0;
+  const double sort =
+      n * std::max(1.0, std::ceil(std::log2(std::max(n, 1.0)))) * cost::kCmp;
+  Cost cost = DefaultTraffic(ctx);
+  cost.other_flops = batch * n * kBoxArea +
+                     batch * classes *
+                         (sort + (score_threshold ? n * cost::kCmp : 0) +
+                          n * (n - 1) / 2 * kIou);
+  return cost;
+}
+
 }  // namespace
 
 void RegisterMiscCounters(CounterRegistry& registry) {
@@ -48,6 +87,7 @@ void RegisterMiscCounters(CounterRegistry& registry) {
   registry.Register("", "ConstantOfShape", CountWriteOnly);
   registry.Register("", "EyeLike", CountWriteOnly);
   registry.Register("", "NonZero", CountNonZero);
+  registry.Register("", "NonMaxSuppression", CountNonMaxSuppression);
 }
 
 }  // namespace ridgeline::engine::counters

@@ -21,8 +21,15 @@ std::string FormatServe(const ServeResult& r) {
        {"output tokens/s aggregate",
         FormatNumber(r.aggregate_output_tokens_per_s)},
        {"KV cache per token",
-        fmt::format("{} ({} layers)", FormatSi(r.kv.bytes_per_token, "B"),
-                    r.kv.layers)}},
+        fmt::format(
+            "{} ({} layers){}", FormatSi(r.kv.bytes_per_token, "B"),
+            r.kv.layers,
+            r.kv.fixed_inputs.empty()
+                ? ""
+                : fmt::format(", + {} per request fixed "
+                              "(cross-attention, {} inputs)",
+                              FormatSi(r.kv.fixed_bytes_per_sequence, "B"),
+                              r.kv.fixed_inputs.size()))}},
       "  ", kLabelWidth);
   // At most 9 rows here (every analyzed step is in the JSON).
   const size_t n = r.tpot_by_context.size();
@@ -163,6 +170,7 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
   j["aggregate_output_tokens_per_s"] = r.aggregate_output_tokens_per_s;
   j["kv_bytes_per_token"] = r.kv.bytes_per_token;
   j["kv_layers"] = r.kv.layers;
+  j["kv_fixed_bytes_per_sequence"] = r.kv.fixed_bytes_per_sequence;
   const ServeMemory& m = r.memory;
   j["memory"] = {{"capacity_bytes", m.capacity_bytes},
                  {"weight_bytes", m.weight_bytes},

@@ -19,6 +19,7 @@ std::string FormatServe(const ServeResult& result);
 //  "tpot_by_context": [{"context", "tpot_s"}], "decode_s",
 //  "request_latency_s", "output_tokens_per_s",
 //  "aggregate_output_tokens_per_s", "kv_bytes_per_token", "kv_layers",
+//  "kv_fixed_bytes_per_sequence" (cross-attention KV, 0 if none),
 //  "memory": {...}, "max_concurrency", "analyses"}
 nlohmann::ordered_json ServeJson(const ServeResult& result);
 

@@ -32,10 +32,12 @@ namespace {
 using Dims = absl::flat_hash_map<std::string, int64_t>;
 
 // Past-length dim names preferred when the KV inputs carry several named
-// dims (tools/export_llama.py, HF/optimum exports), and the new tokens'
-// dim names tried when no input_ids-like input names it.
+// dims (tools/export_llama.py, HF/optimum exports; an encoder-decoder's
+// cross-attention KV inputs carry the encoder's length too), and the new
+// tokens' dim names tried when no input_ids-like input names it.
 constexpr const char* kPastNames[] = {"past_sequence",
                                       "past_sequence_length",
+                                      "past_decoder_sequence_length",
                                       "past_sequence_len",
                                       "past_seq_len",
                                       "past_len",
