@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <initializer_list>
 
 #include "engine/json_fields.h"
 #include "fmt/format.h"
@@ -57,24 +58,22 @@ constexpr double kMaxSeconds = 1.0;  // no per-kernel cost is a second
 // Passes over an operand a host GEMM makes to stage it (pack, im2col).
 constexpr double kMaxPasses = 16;
 
-absl::Status ParseHostGemm(const Json& v, std::string_view origin,
-                           std::string_view field,
-                           std::optional<HostGemmModel>* out) {
+// One named number of an object-valued field, with its upper bound.
+struct NumberField {
+  const char* name;
+  double* target;
+  double max;
+};
+
+// Reads every field of `fields` (all required) from the object `v`; any
+// other member is an error.
+absl::Status ParseNumberObject(const Json& v, std::string_view origin,
+                               std::string_view field,
+                               std::initializer_list<NumberField> fields) {
   if (!v.is_object()) {
     return FieldError(origin, field, "must be an object");
   }
-  HostGemmModel m;
-  struct Field {
-    const char* name;
-    double* target;
-    double max;
-  };
-  const Field fields[] = {{"matrix_efficiency", &m.matrix_efficiency, 1},
-                          {"pack_passes", &m.pack_passes, kMaxPasses},
-                          {"expansion_passes", &m.expansion_passes, kMaxPasses},
-                          {"call_s", &m.call_s, kMaxSeconds},
-                          {"row_call_s", &m.row_call_s, kMaxSeconds}};
-  for (const Field& f : fields) {
+  for (const NumberField& f : fields) {
     const std::string path = fmt::format("{}.{}", field, f.name);
     if (!v.contains(f.name)) return FieldError(origin, path, "missing");
     absl::StatusOr<double> x = Number(v.at(f.name), origin, path, f.max);
@@ -83,18 +82,50 @@ absl::Status ParseHostGemm(const Json& v, std::string_view origin,
   }
   for (const auto& item : v.items()) {
     const bool known =
-        std::any_of(std::begin(fields), std::end(fields),
-                    [&](const Field& f) { return item.key() == f.name; });
+        std::any_of(fields.begin(), fields.end(),
+                    [&](const NumberField& f) { return item.key() == f.name; });
     if (!known) {
       return FieldError(origin, fmt::format("{}.{}", field, item.key()),
                         "unknown field");
     }
   }
+  return absl::OkStatus();
+}
+
+absl::Status ParseHostGemm(const Json& v, std::string_view origin,
+                           std::string_view field,
+                           std::optional<HostGemmModel>* out) {
+  HostGemmModel m;
+  absl::Status s = ParseNumberObject(
+      v, origin, field,
+      {{"matrix_efficiency", &m.matrix_efficiency, 1},
+       {"pack_passes", &m.pack_passes, kMaxPasses},
+       {"expansion_passes", &m.expansion_passes, kMaxPasses},
+       {"call_s", &m.call_s, kMaxSeconds},
+       {"row_call_s", &m.row_call_s, kMaxSeconds}});
+  if (!s.ok()) return s;
   if (!(m.matrix_efficiency > 0) || m.matrix_efficiency > 1) {
     return FieldError(origin, fmt::format("{}.matrix_efficiency", field),
                       "must be in (0, 1]");
   }
   *out = m;
+  return absl::OkStatus();
+}
+
+// No message a custom all-reduce takes is larger (1 TiB).
+constexpr double kMaxMessageBytes = 1099511627776.0;
+
+absl::Status ParseCustomAllReduce(const Json& v, std::string_view origin,
+                                  std::string_view field,
+                                  std::optional<CustomAllReduce>* out) {
+  CustomAllReduce c;
+  absl::Status s = ParseNumberObject(
+      v, origin, field,
+      {{"one_shot_max_bytes", &c.one_shot_max_bytes, kMaxMessageBytes},
+       {"two_shot_max_bytes", &c.two_shot_max_bytes, kMaxMessageBytes},
+       {"latency_s", &c.latency_s, kMaxSeconds}});
+  if (!s.ok()) return s;
+  *out = c;
   return absl::OkStatus();
 }
 
@@ -192,6 +223,8 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
       s = set_bool(&r.host_shape_ops);
     } else if (field == "strided_views") {
       s = set_bool(&r.strided_views);
+    } else if (field == "tp_replicates_lm_head") {
+      s = set_bool(&r.tp_replicates_lm_head);
     } else if (field == "dynamic_activation_quantization") {
       s = set_bool(&r.dynamic_activation_quantization);
     } else if (field == "efficiency_model") {
@@ -240,6 +273,8 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
       }
     } else if (field == "host_gemm") {
       s = ParseHostGemm(v, origin, field, &r.host_gemm);
+    } else if (field == "custom_all_reduce") {
+      s = ParseCustomAllReduce(v, origin, field, &r.custom_all_reduce);
     } else if (field == "sources") {
       if (!v.is_object()) {
         s = FieldError(origin, field, "must be an object field -> citation");

@@ -15,6 +15,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "engine/fusion_kinds.h"
+#include "engine/parallel/collectives.h"
 
 namespace ridgeline::engine {
 
@@ -90,6 +91,14 @@ struct Runtime {
   // fraction of the bandwidth a bf16 kernel reaches (dequantization in the
   // inner loop), by weight precision ("int8", "int4"); 1 when absent.
   absl::flat_hash_map<std::string, double> weight_only_bandwidth;
+  // Tensor parallel keeps the LM head whole on every GPU (gpt-fast's tp.py
+  // shards attention and the MLPs only) instead of splitting it by
+  // vocabulary with an all-gather of the logits (Megatron, vLLM,
+  // TensorRT-LLM).
+  bool tp_replicates_lm_head = false;
+  // The runtime's own all-reduce inside a node for messages up to its
+  // sizes (engine/parallel/collectives.h); absent: NCCL's ring.
+  std::optional<CustomAllReduce> custom_all_reduce;
   // Where each constant comes from: field name -> citation.
   std::vector<std::pair<std::string, std::string>> sources;
 };

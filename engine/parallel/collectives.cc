@@ -1,5 +1,6 @@
 #include "engine/parallel/collectives.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "fmt/format.h"
@@ -56,8 +57,9 @@ double RingFactor(CollectiveOp op, int gpus) {
   return op == CollectiveOp::kAllReduce ? 2 * (n - 1) / n : (n - 1) / n;
 }
 
-absl::StatusOr<CollectiveTime> TimeCollective(const CollectiveWork& work,
-                                              const Interconnect& link) {
+absl::StatusOr<CollectiveTime> TimeCollective(
+    const CollectiveWork& work, const Interconnect& link,
+    const std::optional<CustomAllReduce>& custom) {
   const int n = work.gpus;
   const std::string_view name = CollectiveOpName(work.op);
   if (n < 1) {
@@ -93,7 +95,18 @@ absl::StatusOr<CollectiveTime> TimeCollective(const CollectiveWork& work,
   const double m = work.message_bytes;
   t.across_nodes = across;
   t.latency_s = link.collective_launch_s;
-  if (!across) {
+  const bool custom_shot = custom && !across &&
+                           work.op == CollectiveOp::kAllReduce &&
+                           m <= std::max(custom->one_shot_max_bytes,
+                                         custom->two_shot_max_bytes);
+  if (custom_shot) {
+    const double n_gpus = n;
+    const double factor = m <= custom->one_shot_max_bytes
+                              ? n_gpus - 1                    // one-shot
+                              : 2 * (n_gpus - 1) / n_gpus;  // two-shot
+    t.latency_s = custom->latency_s;
+    t.bandwidth_s = factor * m / intra.bandwidth;
+  } else if (!across) {
     t.bandwidth_s = FlatTime(work.op, m, n, intra, &t.latency_s);
   } else if (work.op == CollectiveOp::kPointToPoint) {
     t.bandwidth_s = FlatTime(work.op, m, 2, inter, &t.latency_s);

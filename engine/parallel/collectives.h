@@ -20,9 +20,17 @@
 //   the network's bandwidth and latency (the slowest link paces the ring).
 // Sources: anchors_2026.md 1.2 (mlsysim communication.py) and 4.1 (GenZ
 // collective_times.py: a start term plus per-step link latency).
+// A runtime with its own all-reduce for small messages inside a node
+// (CustomAllReduce below) replaces the ring there:
+//   one-shot  (M <= one_shot_max_bytes)  L' + (n-1) M / beta
+//   two-shot  (M <= two_shot_max_bytes)  L' + 2(n-1)/n M / beta
+// (L' = the custom kernel's latency, launch and barriers together): every
+// GPU reads its peers' buffers over the links and reduces in one kernel
+// (one-shot), or reduces its 1/n slice and gathers the others' (two-shot).
 #ifndef RIDGELINE_ENGINE_PARALLEL_COLLECTIVES_H_
 #define RIDGELINE_ENGINE_PARALLEL_COLLECTIVES_H_
 
+#include <optional>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -49,6 +57,14 @@ struct CollectiveWork {
   bool across_nodes = false;
 };
 
+// A runtime's own intra-node all-reduce (PyTorch's IntraNodeComm,
+// TensorRT-LLM's custom all-reduce); zero sizes turn a variant off.
+struct CustomAllReduce {
+  double one_shot_max_bytes = 0;
+  double two_shot_max_bytes = 0;
+  double latency_s = 0;
+};
+
 struct CollectiveTime {
   double latency_s = 0;    // launch + per-step latencies
   double bandwidth_s = 0;  // bytes over the links
@@ -65,9 +81,11 @@ double RingFactor(CollectiveOp op, int gpus);
 // Errors: gpus < 1, negative bytes, no intra-node bandwidth, more GPUs than
 // a node holds with no network, or a GPU count that is not a multiple of
 // the GPUs per node across nodes. One GPU (and a point-to-point inside one
-// GPU) costs nothing.
-absl::StatusOr<CollectiveTime> TimeCollective(const CollectiveWork& work,
-                                              const Interconnect& link);
+// GPU) costs nothing. `custom` (a runtime's) times the all-reduces inside a
+// node it takes; the others stay on the ring.
+absl::StatusOr<CollectiveTime> TimeCollective(
+    const CollectiveWork& work, const Interconnect& link,
+    const std::optional<CustomAllReduce>& custom = std::nullopt);
 
 }  // namespace ridgeline::engine
 

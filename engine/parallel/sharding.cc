@@ -394,6 +394,12 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
       split.moe[m.node] = shard;
     }
   }
+  // A runtime that keeps the LM head whole runs it on every GPU, unsplit.
+  const bool split_lm_head =
+      blocks->lm_head >= 0 && !analysis.pricing.runtime.tp_replicates_lm_head;
+  if (tp > 1 && blocks->lm_head >= 0 && !split_lm_head) {
+    role[blocks->lm_head] = Role::kReplicated;
+  }
 
   Analysis& out = analysis;  // sharded in place
   std::vector<Before> before(out.layers.size());
@@ -414,9 +420,12 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
   ps.transformer_layers = attention_blocks;
   ps.interconnect = LinkText(hw.interconnect);
   ps.lm_head = blocks->lm_head < 0 ? "no LM head found"
-               : tp > 1 ? "column-parallel (vocabulary split) + all-gather of "
-                          "the logits"
-                        : "whole on one GPU";
+               : tp <= 1           ? "whole on one GPU"
+               : split_lm_head
+                   ? "column-parallel (vocabulary split) + all-gather of the "
+                     "logits"
+                   : "replicated: whole on every GPU (the runtime's "
+                     "tp_replicates_lm_head)";
   if (tp > 1 || ep > 1) ScaleWork(before, role, split, &out);
 
   std::vector<int> layer_of(graph.nodes().size(), -1);
@@ -446,9 +455,7 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
       add(b.row, CollectiveOp::kAllReduce, tp);
     }
     for (const MoeLayer& m : moe) add(m.node, CollectiveOp::kAllReduce, tp);
-    if (blocks->lm_head >= 0) {
-      add(blocks->lm_head, CollectiveOp::kAllGather, tp);
-    }
+    if (split_lm_head) add(blocks->lm_head, CollectiveOp::kAllGather, tp);
   }
   // Expert parallel: an all-to-all of the GPU's routed tokens (tokens x k x
   // hidden) before each MoE layer (dispatch) and after it (combine).

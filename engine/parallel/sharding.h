@@ -16,7 +16,9 @@
 //   (heads and KV heads divided: tp must divide both);
 // - norms, residual adds, embedding: replicated;
 // - LM head: column-parallel (vocabulary split) with an all-gather of the
-//   logits, as TensorRT-LLM and vLLM run it.
+//   logits, as TensorRT-LLM and vLLM run it; replicated (whole on every
+//   GPU, no all-gather) when the analysis's runtime has
+//   tp_replicates_lm_head, as gpt-fast runs it.
 // Mixture of experts (engine/moe.h):
 // - with tp: every expert's FFN width split (fc1/fc3 columns, fc2 rows) /
 //   tp, as vLLM shards Mixtral without expert parallelism; the input read

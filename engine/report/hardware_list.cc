@@ -187,6 +187,12 @@ void WriteRuntimeList(const std::vector<Runtime>& runtimes, Format format,
     j["host_shape_ops"] = r.host_shape_ops;
     j["efficiency_model"] = r.size_aware ? "size-aware" : "flat";
     j["launch_model"] = LaunchModel(r);
+    if (r.custom_all_reduce) {
+      j["custom_all_reduce"] = {
+          {"one_shot_max_bytes", r.custom_all_reduce->one_shot_max_bytes},
+          {"two_shot_max_bytes", r.custom_all_reduce->two_shot_max_bytes},
+          {"latency_s", r.custom_all_reduce->latency_s}};
+    }
     nlohmann::ordered_json sources = nlohmann::ordered_json::object();
     for (const auto& [field, citation] : r.sources) sources[field] = citation;
     j["sources"] = sources;
