@@ -96,13 +96,13 @@ absl::Status ParseHostGemm(const Json& v, std::string_view origin,
                            std::string_view field,
                            std::optional<HostGemmModel>* out) {
   HostGemmModel m;
-  absl::Status s = ParseNumberObject(
-      v, origin, field,
-      {{"matrix_efficiency", &m.matrix_efficiency, 1},
-       {"pack_passes", &m.pack_passes, kMaxPasses},
-       {"expansion_passes", &m.expansion_passes, kMaxPasses},
-       {"call_s", &m.call_s, kMaxSeconds},
-       {"row_call_s", &m.row_call_s, kMaxSeconds}});
+  absl::Status s =
+      ParseNumberObject(v, origin, field,
+                        {{"matrix_efficiency", &m.matrix_efficiency, 1},
+                         {"pack_passes", &m.pack_passes, kMaxPasses},
+                         {"expansion_passes", &m.expansion_passes, kMaxPasses},
+                         {"call_s", &m.call_s, kMaxSeconds},
+                         {"row_call_s", &m.row_call_s, kMaxSeconds}});
   if (!s.ok()) return s;
   if (!(m.matrix_efficiency > 0) || m.matrix_efficiency > 1) {
     return FieldError(origin, fmt::format("{}.matrix_efficiency", field),

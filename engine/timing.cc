@@ -165,9 +165,8 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
   if (work.kind == KernelClass::kCollective) {
     // Errors (no link data) are caught when the collective is planned
     // (engine/parallel/sharding.cc); an unpriceable one costs nothing here.
-    absl::StatusOr<CollectiveTime> c =
-        TimeCollective(work.collective, p.interconnect,
-                       p.runtime.custom_all_reduce);
+    absl::StatusOr<CollectiveTime> c = TimeCollective(
+        work.collective, p.interconnect, p.runtime.custom_all_reduce);
     if (!c.ok()) return t;
     t.t_memory_s = c->bandwidth_s;
     t.t_overhead_s = c->latency_s;

@@ -231,6 +231,41 @@ TEST(Runtime, BadProfilesNameTheFileAndField) {
               HasSubstr("kernel_launch_s"));
   EXPECT_FALSE(ParseRuntimeJson("[1]", "r.json").ok());
   EXPECT_FALSE(ParseRuntimeJson(R"({"name":"X"})", "r.json").ok());
+  EXPECT_THAT(std::string(ParseRuntimeJson(R"({"key":"x","name":"X",
+      "custom_all_reduce":{"one_shot_max_bytes":1,"two_shot_max_bytes":2}})",
+                                           "r.json")
+                              .status()
+                              .message()),
+              HasSubstr("custom_all_reduce.latency_s': missing"));
+  EXPECT_THAT(std::string(ParseRuntimeJson(R"({"key":"x","name":"X",
+      "custom_all_reduce":{"one_shot_max_bytes":1,"two_shot_max_bytes":2,
+      "latency_s":1e-6,"algo":"ring"}})",
+                                           "r.json")
+                              .status()
+                              .message()),
+              HasSubstr("custom_all_reduce.algo': unknown field"));
+  EXPECT_THAT(std::string(ParseRuntimeJson(R"({"key":"x","name":"X",
+      "tp_replicates_lm_head":1})",
+                                           "r.json")
+                              .status()
+                              .message()),
+              HasSubstr("tp_replicates_lm_head"));
+}
+
+// The compiled profile carries gpt-fast's tensor-parallel layout: PyTorch
+// IntraNodeComm's sizes (256 KiB one-shot, 10 MiB two-shot) and the LM head
+// whole on every GPU; tensorrt keeps NCCL's ring and splits the LM head.
+TEST(Runtime, CompiledHasGptFastTensorParallelLayout) {
+  absl::StatusOr<engine::Runtime> compiled = zoo::ResolveRuntime("compiled");
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  ASSERT_TRUE(compiled->custom_all_reduce.has_value());
+  EXPECT_EQ(compiled->custom_all_reduce->one_shot_max_bytes, 256 * 1024);
+  EXPECT_EQ(compiled->custom_all_reduce->two_shot_max_bytes, 10 * 1024 * 1024);
+  EXPECT_TRUE(compiled->tp_replicates_lm_head);
+  absl::StatusOr<engine::Runtime> trt = zoo::ResolveRuntime("tensorrt");
+  ASSERT_TRUE(trt.ok()) << trt.status();
+  EXPECT_FALSE(trt->custom_all_reduce.has_value());
+  EXPECT_FALSE(trt->tp_replicates_lm_head);
 }
 
 TEST(Runtime, DefaultIsCompiledOnGpusAndOrtOnCpus) {

@@ -168,12 +168,10 @@ TEST(Collectives, CustomAllReduceByHand) {
   EXPECT_NEAR(time(CollectiveOp::kAllReduce, 262144, 2), 3.982542e-6, 1e-11);
   // Two-shot, 8 GPUs, 1 MiB: 3.4 + 2 x 7/8 x 1048576 / 450e9 s = 3.4 +
   // 4.077796 us.
-  EXPECT_NEAR(time(CollectiveOp::kAllReduce, 1048576, 8), 7.477796e-6,
-              1e-11);
+  EXPECT_NEAR(time(CollectiveOp::kAllReduce, 1048576, 8), 7.477796e-6, 1e-11);
   // Above 10 MiB the ring: 16 MiB on 4 GPUs = 5 + 6 x 1 us + 2 x 3/4 x
   // 16777216 / 450e9 s = 11 + 55.924053 us.
-  EXPECT_NEAR(time(CollectiveOp::kAllReduce, 16777216, 4), 66.924053e-6,
-              1e-11);
+  EXPECT_NEAR(time(CollectiveOp::kAllReduce, 16777216, 4), 66.924053e-6, 1e-11);
   // Other collectives keep the ring: all-gather of 1e6 B on 4 GPUs = 5 + 3
   // + 1.666667 us, as without the custom all-reduce.
   EXPECT_NEAR(time(CollectiveOp::kAllGather, 1e6, 4), 9.666667e-6, 1e-11);
@@ -196,9 +194,9 @@ TEST(Collectives, CustomAllReduceAgainstTrtLlmOnH100) {
     double bytes, measured_s;
   } rows[] = {{8192, 3.5e-6}, {2097152, 35.5e-6}};
   for (const auto& r : rows) {
-    absl::StatusOr<engine::CollectiveTime> t = engine::TimeCollective(
-        {CollectiveOp::kAllReduce, r.bytes, 8, false}, hw->interconnect,
-        one_shot);
+    absl::StatusOr<engine::CollectiveTime> t =
+        engine::TimeCollective({CollectiveOp::kAllReduce, r.bytes, 8, false},
+                               hw->interconnect, one_shot);
     ASSERT_TRUE(t.ok()) << t.status();
     EXPECT_NEAR(t->total_s / r.measured_s, 1, 0.03) << r.bytes;
   }

@@ -95,14 +95,13 @@ absl::StatusOr<CollectiveTime> TimeCollective(
   const double m = work.message_bytes;
   t.across_nodes = across;
   t.latency_s = link.collective_launch_s;
-  const bool custom_shot = custom && !across &&
-                           work.op == CollectiveOp::kAllReduce &&
-                           m <= std::max(custom->one_shot_max_bytes,
-                                         custom->two_shot_max_bytes);
+  const bool custom_shot =
+      custom && !across && work.op == CollectiveOp::kAllReduce &&
+      m <= std::max(custom->one_shot_max_bytes, custom->two_shot_max_bytes);
   if (custom_shot) {
     const double n_gpus = n;
     const double factor = m <= custom->one_shot_max_bytes
-                              ? n_gpus - 1                    // one-shot
+                              ? n_gpus - 1                  // one-shot
                               : 2 * (n_gpus - 1) / n_gpus;  // two-shot
     t.latency_s = custom->latency_s;
     t.bandwidth_s = factor * m / intra.bandwidth;
