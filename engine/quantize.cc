@@ -332,8 +332,7 @@ double QuantizedPricer::ElementBytes(const graph::Graph& graph,
       return element_bytes_[index];
     }
   }
-  const TensorPricer& base = base_ != nullptr ? *base_ : dtype_pricer_;
-  return base.ElementBytes(graph, tensor);
+  return base_pricer().ElementBytes(graph, tensor);
 }
 
 std::string MathPrecision(const QuantizeOptions& options,
@@ -356,6 +355,52 @@ std::string MathPrecision(const QuantizeOptions& options,
   // both are widened to fp16.
   if (act_bytes <= 1) return "fp16";
   return act;
+}
+
+absl::StatusOr<QuantizedRun> QuantizedRunOptions(const graph::Graph& graph,
+                                                 const Hardware& hardware,
+                                                 const AnalyzeOptions& base,
+                                                 const QuantizeOptions& options,
+                                                 std::string_view peak_before) {
+  QuantizedRun run;
+  // What the options leave alone is priced as the as-stored run priced it.
+  std::optional<FloatRepricer> float_repricer;
+  const TensorPricer* base_pricer = base.pricer;
+  if (base_pricer == nullptr && !base.precision.empty()) {
+    if (const Precision* p = FindPrecision(base.precision)) {
+      float_repricer.emplace(p->element_bytes);
+      base_pricer = &*float_repricer;
+    }
+  }
+  // The pricer outlives this call (QuantizedRun::pricer); it must not hold
+  // the local FloatRepricer, so it gets its own copy.
+  std::shared_ptr<const FloatRepricer> kept_base;
+  if (float_repricer.has_value()) {
+    kept_base = std::make_shared<const FloatRepricer>(*float_repricer);
+    base_pricer = kept_base.get();
+  }
+  run.pricer = std::shared_ptr<const QuantizedPricer>(
+      new QuantizedPricer(graph, options, base_pricer),
+      [kept_base](const QuantizedPricer* p) { delete p; });
+  run.math_precision = MathPrecision(options, peak_before);
+
+  run.options = base;
+  run.options.pricer = run.pricer.get();
+  if (run.math_precision != peak_before) {
+    run.options.precision = run.math_precision;
+    if (absl::StatusOr<double> peak = hardware.PeakFlops(run.math_precision);
+        !peak.ok()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "{} runs its math at {}, which {} lists no peak for",
+          QuantizeOptionsName(options), run.math_precision, hardware.name));
+    }
+  }
+  // Weight-only: int8/int4 weights with the math at the activations' type.
+  if ((options.weights == "int8" || options.weights == "int4") &&
+      run.math_precision != "int8" && run.math_precision != "int4") {
+    run.options.weight_only = options.weights;
+  }
+  return run;
 }
 
 absl::StatusOr<QuantizeResult> AnalyzeQuantized(
@@ -386,45 +431,13 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(
   result.before = *std::move(before);
   result.peak_before = result.before.assumptions.peak_precision;
 
-  // What the options leave alone is priced as the as-stored run priced it.
-  std::optional<FloatRepricer> float_repricer;
-  const TensorPricer* base_pricer = base.pricer;
-  if (base_pricer == nullptr && !base.precision.empty()) {
-    if (const Precision* p = FindPrecision(base.precision)) {
-      float_repricer.emplace(p->element_bytes);
-      base_pricer = &*float_repricer;
-    }
-  }
-  // The pricer outlives this call (QuantizeResult::pricer); it must not hold
-  // the local FloatRepricer, so it gets its own copy.
-  std::shared_ptr<const FloatRepricer> kept_base;
-  if (float_repricer.has_value()) {
-    kept_base = std::make_shared<const FloatRepricer>(*float_repricer);
-    base_pricer = kept_base.get();
-  }
-  auto shared_pricer = std::shared_ptr<const QuantizedPricer>(
-      new QuantizedPricer(graph, options, base_pricer),
-      [kept_base](const QuantizedPricer* p) { delete p; });
-  const QuantizedPricer& pricer = *shared_pricer;
-  result.pricer = shared_pricer;
-  result.math_precision = MathPrecision(options, result.peak_before);
-
-  AnalyzeOptions after_options = base;
-  after_options.pricer = &pricer;
-  if (result.math_precision != result.peak_before) {
-    after_options.precision = result.math_precision;
-    if (absl::StatusOr<double> peak = hardware.PeakFlops(result.math_precision);
-        !peak.ok()) {
-      return absl::InvalidArgumentError(fmt::format(
-          "{} runs its math at {}, which {} lists no peak for",
-          QuantizeOptionsName(options), result.math_precision, hardware.name));
-    }
-  }
-  // Weight-only: int8/int4 weights with the math at the activations' type.
-  if ((options.weights == "int8" || options.weights == "int4") &&
-      result.math_precision != "int8" && result.math_precision != "int4") {
-    after_options.weight_only = options.weights;
-  }
+  absl::StatusOr<QuantizedRun> run =
+      QuantizedRunOptions(graph, hardware, base, options, result.peak_before);
+  if (!run.ok()) return run.status();
+  result.pricer = run->pricer;
+  const QuantizedPricer& pricer = *run->pricer;
+  result.math_precision = run->math_precision;
+  const AnalyzeOptions& after_options = run->options;
   absl::StatusOr<Analysis> after =
       AnalyzeSharded(graph, hardware, after_options, parallel);
   if (!after.ok()) return after.status();
@@ -435,9 +448,8 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(
   if (lb.size() != la.size()) {
     return absl::InternalError("the two analyses list different layers");
   }
-  TensorPricer dtype_pricer;
-  const TensorPricer& before_pricer =
-      base_pricer != nullptr ? *base_pricer : dtype_pricer;
+  // What the options leave alone, priced as the as-stored run priced it.
+  const TensorPricer& before_pricer = pricer.base_pricer();
   for (size_t i = 0; i < lb.size(); ++i) {
     const LayerResult& b = lb[i];
     const LayerResult& a = la[i];

@@ -105,6 +105,10 @@ class QuantizedPricer : public TensorPricer {
                       const graph::Tensor& tensor) const override;
 
   TensorRole RoleOf(int tensor) const { return roles_[tensor]; }
+  // What prices the tensors the options leave alone.
+  const TensorPricer& base_pricer() const {
+    return base_ != nullptr ? *base_ : dtype_pricer_;
+  }
   const QuantizeOptions& options() const { return options_; }
 
  private:
@@ -123,6 +127,26 @@ class QuantizedPricer : public TensorPricer {
 // ("fp16", "fp32", ...), used for options that are not given.
 std::string MathPrecision(const QuantizeOptions& options,
                           std::string_view model_precision);
+
+// The options of the quantized run AnalyzeQuantized makes (and the serving
+// search's weight-only rows, engine/serve.h): `base` re-pointed at a
+// QuantizedPricer of `graph` (what `options` leave alone priced as `base`
+// prices it: its pricer, else its --precision's re-pricing, else the model's
+// dtypes), the math at MathPrecision(options, peak_before), and weight-only
+// int8/int4 weights streamed at the runtime's weight_only factor.
+// `peak_before` is the peak key of the as-stored analysis
+// (assumptions.peak_precision). Error: the device has no peak for the math
+// precision.
+struct QuantizedRun {
+  AnalyzeOptions options;  // points at `pricer`: keep it alive while used
+  std::shared_ptr<const QuantizedPricer> pricer;
+  std::string math_precision;
+};
+absl::StatusOr<QuantizedRun> QuantizedRunOptions(const graph::Graph& graph,
+                                                 const Hardware& hardware,
+                                                 const AnalyzeOptions& base,
+                                                 const QuantizeOptions& options,
+                                                 std::string_view peak_before);
 
 // One layer before and after quantization (seconds, bytes).
 struct QuantizedLayer {

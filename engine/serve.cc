@@ -11,6 +11,7 @@
 #include "engine/activation_memory.h"
 #include "engine/precision.h"
 #include "engine/precision_pricer.h"
+#include "engine/report/units.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine {
@@ -108,14 +109,29 @@ void RankServeSearch(ServeSearch* s) {
             [&](size_t a, size_t b) { return rs[a].tpot_s < rs[b].tpot_s; });
 }
 
-int64_t MaxConcurrency(double capacity_bytes, double weight_bytes,
-                       double reserve_bytes, double per_request_bytes) {
-  const double free_bytes = capacity_bytes - weight_bytes - reserve_bytes;
-  if (free_bytes <= 0 || per_request_bytes <= 0) return 0;
-  return static_cast<int64_t>(std::floor(free_bytes / per_request_bytes));
+namespace {
+
+// What one serving analysis is made of, prepared once for every pricing and
+// layout: the sampled decode steps rebound, the KV cache, the activations.
+struct Prepared {
+  const TensorPricer* pricer = nullptr;  // the run's (points into `own`)
+  TensorPricer dtype_pricer;
+  std::optional<FloatRepricer> repricer;
+  KvCache kv;
+  std::vector<int64_t> contexts;    // the sampled steps' cache lengths
+  std::vector<graph::Graph> steps;  // the decoder rebound at each
+  double activation_bytes = 0;      // prefill peak at the micro-batch
+  // When some layout spans several GPUs: what ShardAnalysis reads of the
+  // prefill's and the decoder's structure (one for every step: the steps
+  // are copies of one graph with other dims).
+  std::optional<ShardingStructure> prefill_structure, step_structure;
+};
+
+int Microbatches(const ParallelOptions& p) {
+  return p.pp > 1 ? std::max(1, p.microbatches) : 1;
 }
 
-absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
+absl::Status CheckInputs(const ServeInputs& in) {
   if (in.prefill == nullptr || in.decode == nullptr ||
       in.decode_next == nullptr) {
     return absl::InvalidArgumentError("--serve needs a prefill and a decoder");
@@ -132,70 +148,235 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
         fmt::format("--serve: --usd-per-gpu-hour {} must be a price > 0",
                     *in.usd_per_gpu_hour));
   }
-  TensorPricer dtype_pricer;
-  std::optional<FloatRepricer> repricer;
-  const TensorPricer* pricer = &dtype_pricer;
+  const int m = Microbatches(in.parallel);
+  if (in.concurrency % m != 0) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--serve: --microbatches {} must divide --concurrency {} (the "
+        "requests are decoded as {} micro-batches of equal size)",
+        m, in.concurrency, m));
+  }
+  const QuantizeOptions& q = in.quantize;
+  if (!q.activations.empty() || !q.kv_cache.empty() ||
+      (!q.weights.empty() && q.weights != "int8" && q.weights != "int4")) {
+    return absl::InvalidArgumentError(
+        fmt::format("--serve quantizes weights only, to int8 or int4 (got {})",
+                    QuantizeOptionsName(q)));
+  }
+  return absl::OkStatus();
+}
+
+// `sharded`: some layout spans several GPUs.
+absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
+  if (absl::Status s = CheckInputs(in); !s.ok()) return s;
+  p->pricer = &p->dtype_pricer;
   if (!in.options.precision.empty()) {
-    const Precision* p = FindPrecision(in.options.precision);
-    if (p == nullptr) {
+    const Precision* precision = FindPrecision(in.options.precision);
+    if (precision == nullptr) {
       return absl::InvalidArgumentError(
           fmt::format("unknown precision '{}'", in.options.precision));
     }
-    repricer.emplace(p->element_bytes);
-    pricer = &*repricer;
+    p->repricer.emplace(precision->element_bytes);
+    p->pricer = &*p->repricer;
   }
-  if (in.options.pricer != nullptr) pricer = in.options.pricer;
-
-  ServeResult r;
-  r.prompt = in.prompt;
-  r.generate = in.generate;
-  r.concurrency = in.concurrency;
+  if (in.options.pricer != nullptr) p->pricer = in.options.pricer;
   absl::StatusOr<KvCache> kv =
-      FindKvCache(*in.decode, in.prompt, *pricer, in.decode_next);
+      FindKvCache(*in.decode, in.prompt, *p->pricer, in.decode_next);
   if (!kv.ok()) {
     return absl::Status(kv.status().code(),
                         fmt::format("{}: {}", in.decode_name,
                                     std::string(kv.status().message())));
   }
-  r.kv = *std::move(kv);
+  p->kv = *std::move(kv);
   absl::StatusOr<PastRebinder> rebind =
       PastRebinder::Create(*in.decode, *in.decode_next, in.prompt);
   if (!rebind.ok()) return rebind.status();
-
-  AnalyzeOptions opts = in.options;
-  opts.batch = in.concurrency;
-  r.gpus = in.parallel.gpus();
-  auto analyze = [&](const graph::Graph& g) {
-    return AnalyzeSharded(g, in.hardware, opts, in.parallel);
-  };
-  absl::StatusOr<Analysis> prefill = analyze(*in.prefill);
-  if (!prefill.ok()) return prefill.status();
-  ++r.analyses;
-  r.ttft_s = prefill->summary.latency_s;
-  // Energy of one analysis, all GPUs: TDP x (0.3 + 0.7 x MFU) x latency.
-  const double tdp = in.hardware.tdp_w;
-  auto joules = [&](const Summary& s) {
-    return r.gpus * tdp *
-           (kStaticPowerFraction + (1 - kStaticPowerFraction) * s.mfu) *
-           s.latency_s;
-  };
-  r.energy.tdp_w = tdp;
-  r.energy.prefill_j = joules(prefill->summary);
-
-  std::optional<double> weight_bytes;
   for (int64_t step : SampleSteps(in.generate, in.samples)) {
     absl::StatusOr<graph::Graph> g = rebind->At(in.prompt + step);
     if (!g.ok()) return g.status();
-    absl::StatusOr<Analysis> a = analyze(*g);
-    if (!a.ok()) return a.status();
-    ++r.analyses;
-    if (!weight_bytes) {
-      weight_bytes = a->summary.parallel
-                         ? a->summary.parallel->weight_bytes_per_gpu
-                         : a->summary.weight_bytes;
+    p->contexts.push_back(in.prompt + step);
+    p->steps.push_back(*std::move(g));
+  }
+  const CounterRegistry& registry = in.options.registry != nullptr
+                                        ? *in.options.registry
+                                        : CounterRegistry::Default();
+  absl::StatusOr<double> act =
+      ActivationBytes(*in.prefill, *p->pricer, registry);
+  if (!act.ok()) return act.status();
+  p->activation_bytes = *act;
+  if (sharded) {
+    absl::StatusOr<ShardingStructure> pre = FindShardingStructure(*in.prefill);
+    if (!pre.ok()) return pre.status();
+    p->prefill_structure = *std::move(pre);
+    absl::StatusOr<ShardingStructure> step =
+        FindShardingStructure(p->steps.front());
+    if (!step.ok()) return step.status();
+    p->step_structure = *std::move(step);
+  }
+  return absl::OkStatus();
+}
+
+// The unsharded analyses of the prefill and of every sampled step at one
+// pricing (the run's, or its weights quantized).
+struct Phases {
+  Analysis prefill;
+  std::vector<Analysis> steps;
+};
+
+// `peak_before`: the peak key of the run's own analysis (needed to quantize;
+// found by analyzing the prefill as the run prices it when empty).
+// `lean`: the layers' tensor descriptions are dropped (a search copies each
+// analysis once per layout; no figure reads them).
+absl::StatusOr<Phases> AnalyzePhases(const ServeInputs& in, const Prepared& p,
+                                     std::string peak_before, bool lean) {
+  AnalyzeOptions opts = in.options;
+  opts.batch = in.concurrency / Microbatches(in.parallel);
+  const bool quantized = !in.quantize.weights.empty();
+  if (quantized) {
+    if (absl::Status s = ValidateQuantizeOptions(*in.decode, in.quantize);
+        !s.ok()) {
+      return s;
     }
-    r.tpot_by_context.push_back(
-        {in.prompt + step, a->summary.latency_s, joules(a->summary)});
+    if (peak_before.empty()) {
+      absl::StatusOr<Analysis> stored = Analyze(*in.prefill, in.hardware, opts);
+      if (!stored.ok()) return stored.status();
+      peak_before = stored->assumptions.peak_precision;
+    }
+  }
+  auto analyze = [&](const graph::Graph& g) -> absl::StatusOr<Analysis> {
+    if (!quantized) return Analyze(g, in.hardware, opts);
+    absl::StatusOr<QuantizedRun> run =
+        QuantizedRunOptions(g, in.hardware, opts, in.quantize, peak_before);
+    if (!run.ok()) return run.status();
+    return Analyze(g, in.hardware, run->options);  // run->pricer held
+  };
+  auto slim = [&](Analysis* a) {
+    if (!lean) return;
+    for (LayerResult& l : a->layers) {
+      l.inputs = {};
+      l.outputs = {};
+    }
+  };
+  Phases out;
+  absl::StatusOr<Analysis> prefill = analyze(*in.prefill);
+  if (!prefill.ok()) return prefill.status();
+  out.prefill = *std::move(prefill);
+  slim(&out.prefill);
+  for (const graph::Graph& g : p.steps) {
+    absl::StatusOr<Analysis> a = analyze(g);
+    if (!a.ok()) return a.status();
+    slim(&*a);
+    out.steps.push_back(*std::move(a));
+  }
+  return out;
+}
+
+// What a serving result takes from one analysis, sharded for the layout.
+struct Phase {
+  double latency_s = 0;     // one micro-batch through every stage
+  double pipeline_s = 0;    // M micro-batches: sum + (M - 1) x slowest
+  double slowest_s = 0;     // the slowest stage
+  double mfu = 0;           // per GPU, one micro-batch
+  double weight_bytes = 0;  // per GPU
+};
+
+Phase PhaseOf(const Analysis& a) {
+  Phase p;
+  p.latency_s = a.summary.latency_s;
+  p.pipeline_s = a.summary.latency_s;
+  p.slowest_s = a.summary.latency_s;
+  p.mfu = a.summary.mfu;
+  p.weight_bytes = a.summary.weight_bytes;
+  if (const std::optional<ParallelSummary>& ps = a.summary.parallel) {
+    p.pipeline_s = ps->pipeline_latency_s;
+    p.slowest_s = ps->stage_latency_s.empty()
+                      ? a.summary.latency_s
+                      : *std::max_element(ps->stage_latency_s.begin(),
+                                          ps->stage_latency_s.end());
+    p.weight_bytes = ps->weight_bytes_per_gpu;
+  }
+  return p;
+}
+
+// `a` as the layout runs it: itself on one GPU, else sharded (a copy, or
+// `a` itself moved when `consume`).
+absl::StatusOr<Phase> ShardPhase(const graph::Graph& graph, Analysis* a,
+                                 const ParallelOptions& parallel,
+                                 const std::optional<ShardingStructure>& st,
+                                 bool consume) {
+  if (parallel.gpus() <= 1) return PhaseOf(*a);
+  const ShardingStructure* structure = st ? &*st : nullptr;
+  absl::StatusOr<Analysis> s =
+      consume ? ShardAnalysis(graph, std::move(*a), parallel, structure)
+              : ShardAnalysis(graph, *a, parallel, structure);
+  if (!s.ok()) return s.status();
+  return PhaseOf(*s);
+}
+
+// Memory of one GPU at `in.concurrency` with `weight_bytes` of weights on
+// it, and the largest concurrency that fits.
+void MemoryOf(const ServeInputs& in, const Prepared& p, double weight_bytes,
+              ServeMemory* m, int64_t* max_concurrency) {
+  const double gpus = in.parallel.gpus();
+  const double micro = static_cast<double>(in.concurrency) /
+                       static_cast<double>(Microbatches(in.parallel));
+  m->capacity_bytes = in.hardware.memory_capacity_bytes;
+  m->weight_bytes = weight_bytes;
+  const double kv_per_request =
+      (p.kv.bytes_per_token * static_cast<double>(in.prompt + in.generate) +
+       p.kv.fixed_bytes_per_sequence) /
+      gpus;
+  m->kv_cache_bytes = kv_per_request * static_cast<double>(in.concurrency);
+  m->activation_bytes = p.activation_bytes;
+  m->reserve_bytes = kRuntimeReserveFraction * m->capacity_bytes;
+  m->total_bytes = m->weight_bytes + m->kv_cache_bytes + m->activation_bytes +
+                   m->reserve_bytes;
+  m->fits = m->total_bytes <= m->capacity_bytes;
+  *max_concurrency =
+      MaxConcurrency(m->capacity_bytes, m->weight_bytes, m->reserve_bytes,
+                     kv_per_request + m->activation_bytes / micro);
+}
+
+// Shards the phases for `in.parallel` and builds the result (`phases`
+// moved from when `consume`).
+absl::StatusOr<ServeResult> Combine(const ServeInputs& in, const Prepared& p,
+                                    Phases* phases, bool consume) {
+  ServeResult r;
+  r.prompt = in.prompt;
+  r.generate = in.generate;
+  r.concurrency = in.concurrency;
+  r.kv = p.kv;
+  r.gpus = in.parallel.gpus();
+  r.parallel = in.parallel;
+  r.parallel.microbatches = Microbatches(in.parallel);
+  r.weights = in.quantize.weights;
+  const double m = r.parallel.microbatches;
+  const double tdp = in.hardware.tdp_w;
+  // Energy of a phase that takes `seconds`, all GPUs: static power for the
+  // whole phase, the rest for the work of the M micro-batches
+  // (TDP x (0.3 + 0.7 x MFU) x latency when M = 1).
+  auto joules = [&](const Phase& ph, double seconds) {
+    return r.gpus * tdp *
+           (kStaticPowerFraction * seconds +
+            (1 - kStaticPowerFraction) * m * ph.mfu * ph.latency_s);
+  };
+  r.energy.tdp_w = tdp;
+  absl::StatusOr<Phase> prefill = ShardPhase(
+      *in.prefill, &phases->prefill, r.parallel, p.prefill_structure, consume);
+  if (!prefill.ok()) return prefill.status();
+  r.analyses = 1 + static_cast<int>(p.steps.size());
+  r.ttft_s = m > 1 ? prefill->pipeline_s : prefill->latency_s;
+  r.energy.prefill_j = joules(*prefill, r.ttft_s);
+  double weight_bytes = 0;
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    absl::StatusOr<Phase> step = ShardPhase(
+        p.steps[i], &phases->steps[i], r.parallel, p.step_structure, consume);
+    if (!step.ok()) return step.status();
+    if (i == 0) weight_bytes = step->weight_bytes;
+    // M micro-batches in flight: each stage runs them in turn, and a
+    // micro-batch's next token starts when its last one leaves the last
+    // stage.
+    const double t = std::max(step->latency_s, m * step->slowest_s);
+    r.tpot_by_context.push_back({p.contexts[i], t, joules(*step, t)});
   }
   r.decode_s = SumInterpolated(r.tpot_by_context);
   r.tpot_s = r.decode_s / static_cast<double>(in.generate);
@@ -215,30 +396,221 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
     e.usd_per_million_tokens = r.gpus * *in.usd_per_gpu_hour / 3600.0 *
                                r.request_latency_s / tokens * 1e6;
   }
-
-  const CounterRegistry& registry = in.options.registry != nullptr
-                                        ? *in.options.registry
-                                        : CounterRegistry::Default();
-  absl::StatusOr<double> act = ActivationBytes(*in.prefill, *pricer, registry);
-  if (!act.ok()) return act.status();
-  ServeMemory& m = r.memory;
-  m.capacity_bytes = in.hardware.memory_capacity_bytes;
-  m.weight_bytes = weight_bytes.value_or(0);
-  const double kv_per_request =
-      (r.kv.bytes_per_token * static_cast<double>(in.prompt + in.generate) +
-       r.kv.fixed_bytes_per_sequence) /
-      static_cast<double>(r.gpus);
-  m.kv_cache_bytes = kv_per_request * static_cast<double>(in.concurrency);
-  m.activation_bytes = *act;
-  m.reserve_bytes = kRuntimeReserveFraction * m.capacity_bytes;
-  m.total_bytes =
-      m.weight_bytes + m.kv_cache_bytes + m.activation_bytes + m.reserve_bytes;
-  m.fits = m.total_bytes <= m.capacity_bytes;
-  r.max_concurrency =
-      MaxConcurrency(m.capacity_bytes, m.weight_bytes, m.reserve_bytes,
-                     kv_per_request + m.activation_bytes /
-                                          static_cast<double>(in.concurrency));
+  MemoryOf(in, p, weight_bytes, &r.memory, &r.max_concurrency);
   return r;
+}
+
+}  // namespace
+
+absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
+  Prepared p;
+  if (absl::Status s = Prepare(in, in.parallel.gpus() > 1, &p); !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<Phases> phases = AnalyzePhases(in, p, "", /*lean=*/false);
+  if (!phases.ok()) return phases.status();
+  return Combine(in, p, &*phases, /*consume=*/true);
+}
+
+std::vector<ParallelOptions> SearchLayouts(const Hardware& hardware) {
+  const Interconnect& ic = hardware.interconnect;
+  if (!ic.present()) return {ParallelOptions{}};
+  std::vector<ParallelOptions> out;
+  for (int tp = 1; tp <= ic.gpus_per_node; tp *= 2) {
+    ParallelOptions p;
+    p.tp = tp;
+    out.push_back(p);
+  }
+  // Pipeline stages of a whole node each, across nodes (tensor parallel in
+  // the node, pipeline across: vLLM's multi-node layout); in one node when
+  // the device has no network.
+  for (int pp : {2, 4}) {
+    ParallelOptions p;
+    p.pp = pp;
+    p.microbatches = pp;
+    p.tp = ic.has_network() ? ic.gpus_per_node : ic.gpus_per_node / pp;
+    if (p.tp >= 1 && p.tp * pp >= 2) out.push_back(p);
+  }
+  return out;
+}
+
+namespace {
+
+std::string MemoryReason(const ServeMemory& m) {
+  return fmt::format(
+      "{} per GPU > {}: weights {} + KV cache {} + activations {} + reserve "
+      "{}",
+      report::FormatSi(m.total_bytes, "B"),
+      report::FormatSi(m.capacity_bytes, "B"),
+      report::FormatSi(m.weight_bytes, "B"),
+      report::FormatSi(m.kv_cache_bytes, "B"),
+      report::FormatSi(m.activation_bytes, "B"),
+      report::FormatSi(m.reserve_bytes, "B"));
+}
+
+// Bytes per parameter of an analysis' weights.
+double BytesPerParam(const Analysis& a) {
+  return a.summary.params > 0
+             ? a.summary.weight_bytes / static_cast<double>(a.summary.params)
+             : 0;
+}
+
+}  // namespace
+
+absl::StatusOr<ServeSearch> SearchServe(const ServeSearchInputs& in,
+                                        const ServeGraphsAt& graphs_at) {
+  ServeSearch s;
+  s.ttft_max_s = in.ttft_max_s;
+  s.tpot_max_s = in.tpot_max_s;
+  s.samples = in.samples;
+  s.max_concurrency = in.max_concurrency;
+  s.precision = in.serve.options.precision.empty() ? "model dtypes"
+                                                   : in.serve.options.precision;
+  s.layouts =
+      in.layouts.empty() ? SearchLayouts(in.serve.hardware) : in.layouts;
+  // A configuration: weight precision x layout; alive while it fits.
+  struct Config {
+    std::string weights;
+    ParallelOptions parallel;
+    bool alive = true;
+    std::optional<double> weight_bytes;  // per GPU, once known
+  };
+  std::vector<Config> configs;
+  // `run` below points into it while it grows: no reallocation.
+  configs.reserve((1 + in.weights.size()) * s.layouts.size());
+  auto add_configs = [&](const std::string& w) {
+    s.weights.push_back(w);
+    for (const ParallelOptions& p : s.layouts) configs.push_back({w, p});
+  };
+  add_configs("");
+  auto exclude = [&](Config& c, int64_t concurrency, double memory,
+                     std::string reason) {
+    c.alive = false;
+    s.excluded.push_back(
+        {c.parallel, c.weights, concurrency, memory, std::move(reason)});
+  };
+  std::string peak_before;
+  bool weights_chosen = false;
+  for (int64_t b = 1;; b *= 2) {
+    bool any = false;
+    for (const Config& c : configs) {
+      any |= c.alive && b * c.parallel.pp <= in.max_concurrency;
+    }
+    if (!any && weights_chosen) break;
+    absl::StatusOr<ServeGraphs> graphs = graphs_at(b);
+    if (!graphs.ok()) return graphs.status();
+    ServeInputs base = in.serve;
+    base.prefill = &graphs->prefill;
+    base.decode = &graphs->decode;
+    base.decode_next = &graphs->decode_next;
+    base.decode_name = graphs->decode_name;
+    base.concurrency = b;
+    base.parallel = {};
+    base.quantize = {};
+    base.samples = in.samples;
+    bool sharded = false;
+    for (const ParallelOptions& l : s.layouts) sharded |= l.gpus() > 1;
+    Prepared prepared;
+    if (absl::Status st = Prepare(base, sharded, &prepared); !st.ok()) {
+      return st;
+    }
+    for (size_t wi = 0; wi < s.weights.size(); ++wi) {
+      const std::string w = s.weights[wi];
+      ServeInputs at = base;
+      at.quantize.weights = w;
+      at.quantize.int4_group_size = in.serve.quantize.int4_group_size;
+      // Memory first, where the weights per GPU are known: what does not
+      // fit is not timed.
+      std::vector<Config*> run;
+      for (Config& c : configs) {
+        if (c.weights != w || !c.alive) continue;
+        const int64_t concurrency = b * c.parallel.pp;
+        if (concurrency > in.max_concurrency) continue;
+        if (c.weight_bytes) {
+          ServeInputs ci = at;
+          ci.parallel = c.parallel;
+          ci.concurrency = concurrency;
+          ServeMemory m;
+          int64_t unused = 0;
+          MemoryOf(ci, prepared, *c.weight_bytes, &m, &unused);
+          if (!m.fits) {
+            exclude(c, concurrency, m.total_bytes, MemoryReason(m));
+            continue;
+          }
+        }
+        run.push_back(&c);
+      }
+      if (run.empty() && (wi > 0 || weights_chosen)) continue;
+      absl::StatusOr<Phases> phases =
+          AnalyzePhases(at, prepared, peak_before, /*lean=*/true);
+      if (!phases.ok()) return phases.status();
+      s.analyses += 1 + static_cast<int64_t>(phases->steps.size());
+      if (w.empty() && !weights_chosen) {
+        // The weight precisions worth searching: narrower than the run's,
+        // on a model that is not quantized already.
+        weights_chosen = true;
+        peak_before = phases->prefill.assumptions.peak_precision;
+        const double bytes = BytesPerParam(phases->steps.front());
+        for (const std::string& q : in.weights) {
+          QuantizeOptions qo;
+          qo.weights = q;
+          qo.int4_group_size = in.serve.quantize.int4_group_size;
+          const double q_bytes = q == "int4" ? 0.5 : 1.0;
+          if (absl::Status v = ValidateQuantizeOptions(graphs->decode, qo);
+              !v.ok()) {
+            s.weights_left_out.push_back(
+                fmt::format("{}: {}", q, std::string(v.message())));
+          } else if (bytes <= q_bytes) {
+            s.weights_left_out.push_back(fmt::format(
+                "{}: the run's weights are {:.3g} bytes per parameter already",
+                q, bytes));
+          } else {
+            add_configs(q);
+          }
+        }
+      }
+      for (size_t i = 0; i < run.size(); ++i) {
+        Config& c = *run[i];
+        ServeInputs ci = at;
+        ci.parallel = c.parallel;
+        ci.concurrency = b * c.parallel.pp;
+        if (!c.weight_bytes) {
+          // The weights per GPU (one sharded step), then memory.
+          absl::StatusOr<Phase> step = ShardPhase(
+              prepared.steps.front(), &phases->steps.front(), c.parallel,
+              prepared.step_structure, /*consume=*/false);
+          if (!step.ok()) {
+            exclude(c, 0, 0, std::string(step.status().message()));
+            continue;
+          }
+          c.weight_bytes = step->weight_bytes;
+          ServeMemory m;
+          int64_t unused = 0;
+          MemoryOf(ci, prepared, *c.weight_bytes, &m, &unused);
+          if (!m.fits) {
+            exclude(c, ci.concurrency, m.total_bytes, MemoryReason(m));
+            continue;
+          }
+        }
+        absl::StatusOr<ServeResult> r =
+            Combine(ci, prepared, &*phases, /*consume=*/i + 1 == run.size());
+        if (!r.ok()) {
+          exclude(c, 0, 0, std::string(r.status().message()));
+          continue;
+        }
+        s.results.push_back(*std::move(r));
+      }
+    }
+  }
+  RankServeSearch(&s);
+  return s;
+}
+
+int64_t MaxConcurrency(double capacity_bytes, double weight_bytes,
+                       double reserve_bytes, double per_request_bytes) {
+  const double free_bytes = capacity_bytes - weight_bytes - reserve_bytes;
+  if (free_bytes <= 0 || per_request_bytes <= 0) return 0;
+  return static_cast<int64_t>(std::floor(free_bytes / per_request_bytes));
 }
 
 }  // namespace ridgeline::engine

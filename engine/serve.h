@@ -15,6 +15,7 @@
 #define RIDGELINE_ENGINE_SERVE_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "engine/counter_registry.h"
 #include "engine/hardware.h"
 #include "engine/parallel/sharding.h"
+#include "engine/quantize.h"
 #include "graph/graph.h"
 
 namespace ridgeline::engine {
@@ -97,18 +99,32 @@ class PastRebinder {
 };
 
 struct ServeInputs {
-  const graph::Graph* prefill = nullptr;      // bound at N tokens, batch B
-  const graph::Graph* decode = nullptr;       // 1 new token, past N, batch B
+  // Bound at N tokens and at the micro-batch: B requests, or B / M with M
+  // micro-batches (below).
+  const graph::Graph* prefill = nullptr;
+  const graph::Graph* decode = nullptr;       // 1 new token, past N
   const graph::Graph* decode_next = nullptr;  // the same at past N + 1
   std::string decode_name;                    // for error messages
   Hardware hardware;
-  AnalyzeOptions options;   // runtime, precision, ...; batch is set to B
+  AnalyzeOptions options;   // runtime, precision, ...; batch is set to B / M
   int64_t prompt = 0;       // N
   int64_t generate = 0;     // M
   int64_t concurrency = 1;  // B
   // --tp / --pp: every analysis is sharded (engine/parallel/sharding.h);
   // memory is then one GPU's: its weights, KV / (tp x pp), activations.
+  // With pp > 1 and microbatches M > 1 (M dividing B), the B requests are
+  // decoded as M micro-batches of B / M kept in flight through the stages
+  // (vLLM's and TensorRT-LLM's pipeline-parallel serving): the graphs are
+  // bound at B / M; a decode step (one token for every request) takes
+  // max(sum of the stages, M x the slowest stage) at B / M, and the TTFT is
+  // the pipeline of the M prefills: sum + (M - 1) x slowest.
   ParallelOptions parallel;
+  // Weight-only quantization of every analysis (--search's int8 and int4
+  // rows): `weights` "int8" or "int4" (the other fields empty), priced as
+  // the --weights what-if prices it (QuantizedRunOptions, engine/quantize.h):
+  // the activations, the KV cache and the all-reduce messages stay as the
+  // run prices them.
+  QuantizeOptions quantize;
   // Decode steps analyzed in full (evenly spaced, both ends included); the
   // others are interpolated linearly. >= 2; M when M is smaller.
   int64_t samples = 33;
@@ -168,16 +184,37 @@ struct ServeResult {
   ServeEnergy energy;
   int64_t max_concurrency = 0;  // largest B that fits (0: not even one)
   int gpus = 1;                 // tp x pp; memory is per GPU when > 1
+  ParallelOptions parallel;     // the layout (and micro-batches)
+  std::string weights;          // "" (as the run prices them), int8, int4
   int analyses = 0;             // full Analyze() runs
 };
 
-// --search: serving configurations (tensor-parallel width x concurrency)
-// against latency targets.
+// --search: serving configurations (GPUs x tensor/pipeline parallel x
+// concurrency x weight precision) against latency targets.
+struct ServeExcluded {
+  ParallelOptions parallel;
+  std::string weights;      // "" (as the run prices them), int8, int4
+  int64_t concurrency = 0;  // the first that does not fit; 0: none runs
+  double memory_bytes = 0;  // per GPU at that concurrency (0: not analyzed)
+  std::string reason;       // "weights 141 GB + KV cache ... > 85.9 GB", ...
+};
+
 struct ServeSearch {
   std::optional<double> ttft_max_s;  // --ttft-max (none: no limit)
   std::optional<double> tpot_max_s;  // --tpot-max
-  int64_t samples = 9;               // decode steps analyzed per point
-  std::vector<ServeResult> results;  // every configuration analyzed
+  int64_t samples = 2;               // decode steps analyzed per point
+  std::string precision;             // the run's: "bf16", "model dtypes"
+  // The weight precisions searched ("" = as the run prices them, then
+  // "int8", "int4") and, for those left out, why.
+  std::vector<std::string> weights;
+  std::vector<std::string> weights_left_out;
+  std::vector<ParallelOptions> layouts;  // tp x pp searched
+  int64_t max_concurrency = 4096;        // the largest concurrency tried
+  std::vector<ServeResult> results;      // every configuration that fits
+  // Configurations that do not fit (the smallest concurrency that does not:
+  // larger ones need more memory) or cannot be sharded, with the reason.
+  std::vector<ServeExcluded> excluded;
+  int64_t analyses = 0;  // Analyze() runs (each sharded for every layout)
   // Configurations that fit, not dominated in (TPOT lower, output tokens/s
   // per GPU higher), by TPOT.
   std::vector<size_t> pareto;
@@ -191,6 +228,44 @@ double TokensPerGpu(const ServeResult& r);
 
 // Fills `search->pareto` and `search->best` from its results.
 void RankServeSearch(ServeSearch* search);
+
+// The graphs one search point is analyzed from, bound at one (micro-)batch:
+// the prefill at N tokens and the decoder at past N and N + 1.
+struct ServeGraphs {
+  graph::Graph prefill, decode, decode_next;
+  std::string decode_name;
+};
+using ServeGraphsAt = std::function<absl::StatusOr<ServeGraphs>(int64_t)>;
+
+struct ServeSearchInputs {
+  // hardware, options, prompt, generate, usd_per_gpu_hour; the graphs,
+  // concurrency, parallel and quantize are set per point.
+  ServeInputs serve;
+  std::optional<double> ttft_max_s, tpot_max_s;
+  int64_t samples = 2;
+  int64_t max_concurrency = 4096;
+  // Weight precisions to try besides the run's (kept only where the model's
+  // weights can be quantized and are wider); layouts: empty = SearchLayouts.
+  std::vector<std::string> weights = {"int8", "int4"};
+  std::vector<ParallelOptions> layouts;
+};
+
+// Tensor parallel 1, 2, 4, ... up to the GPUs of a node (pipeline 1), and
+// pipeline parallel 2 and 4 with a whole node of tensor parallel per stage
+// (stages across nodes: vLLM's multi-node layout), or the node split into
+// the stages when the device has no network; just {1, 1} on a device
+// without interconnect data. Pipeline layouts decode pp micro-batches in
+// flight.
+std::vector<ParallelOptions> SearchLayouts(const Hardware& hardware);
+
+// Every micro-batch b = 1, 2, 4, ... (graphs from `graphs_at(b)`, imported
+// once each) is analyzed once per weight precision (prefill and `samples`
+// decode steps) and each analysis sharded for every layout, at concurrency
+// b x pp; a configuration is timed only while it fits (memory grows with
+// the concurrency), and the search stops when none fits or the concurrency
+// passes max_concurrency.
+absl::StatusOr<ServeSearch> SearchServe(const ServeSearchInputs& inputs,
+                                        const ServeGraphsAt& graphs_at);
 
 // Errors: missing graphs, prompt < 1, generate < 1, concurrency < 1, no KV
 // cache, a past-length dim that does not move affinely, analysis errors.

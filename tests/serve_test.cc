@@ -4,12 +4,14 @@
 // errors, and the schema section documented identically twice.
 #include "engine/serve.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "engine/precision_pricer.h"
+#include "engine/quantize.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/zoo_test_util.h"
@@ -248,6 +250,221 @@ TEST(Serve, SearchRanksParetoAndCheapest) {
   EXPECT_FALSE(s.best.has_value());
 }
 
+// --search over Llama-3.1-8B on H100s (bf16), prompt 128, generate 8,
+// concurrency up to 8; the graphs imported per micro-batch as the CLI does.
+struct SearchFixture {
+  Runtime runtime;
+  ServeSearchInputs in;
+  ServeGraphsAt at;
+  int64_t params = 0;
+};
+
+void SetUpSearch(double capacity_bytes, SearchFixture* f) {
+  absl::StatusOr<Runtime> rt = zoo::ResolveRuntime("compiled");
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  f->runtime = *rt;
+  absl::StatusOr<Hardware> hw = SourceHardware("h100-sxm");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  if (capacity_bytes > 0) hw->memory_capacity_bytes = capacity_bytes;
+  f->in.serve.hardware = *hw;
+  f->in.serve.options.runtime = &f->runtime;
+  f->in.serve.options.precision = "bf16";
+  f->in.serve.prompt = 128;
+  f->in.serve.generate = 8;
+  f->in.max_concurrency = 8;
+  f->at = [](int64_t b) -> absl::StatusOr<ServeGraphs> {
+    ServeGraphs g;
+    g.prefill = MustImport("llama-3.1-8b-prefill", b, {{"sequence", 128}});
+    g.decode = MustImport("llama-3.1-8b-decode", b,
+                          {{"sequence", 1}, {"past_sequence", 128}});
+    g.decode_next = MustImport("llama-3.1-8b-decode", b,
+                               {{"sequence", 1}, {"past_sequence", 129}});
+    g.decode_name = "zoo:llama-3.1-8b-decode";
+    return g;
+  };
+  f->params = MustImport("llama-3.1-8b-decode", 1, {}).ParameterCount();
+}
+
+const ServeResult* FindResult(const ServeSearch& s, int tp, int pp,
+                              const std::string& weights, int64_t concurrency) {
+  for (const ServeResult& r : s.results) {
+    if (r.parallel.tp == tp && r.parallel.pp == pp && r.weights == weights &&
+        r.concurrency == concurrency) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+// The space: tp 1, 2, 4, 8 and tp 8 x pp 2, 4 (h100-sxm: 8 GPUs a node, a
+// network) x bf16, weight-only int8 and int4; pipeline layouts decode pp
+// micro-batches (concurrency pp, 2 pp, ...). Every fitting configuration
+// is listed once; the Pareto set is exactly the undominated ones, computed
+// here pair by pair; no excluded configuration is in the results.
+TEST(ServeSearchSpace, LayoutsPrecisionsAndParetoProperty) {
+  SearchFixture f;
+  SetUpSearch(0, &f);
+  absl::StatusOr<ServeSearch> s = SearchServe(f.in, f.at);
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_EQ(s->layouts.size(), 6u);
+  EXPECT_EQ(s->weights, (std::vector<std::string>{"", "int8", "int4"}));
+  EXPECT_TRUE(s->weights_left_out.empty());
+  // 8B in bf16 (16 GB) fits one 80 GiB H100 up to concurrency 8: every
+  // configuration fits: (4 tp layouts x 4 concurrencies + pp 2 at 2, 4, 8 +
+  // pp 4 at 4, 8) x 3 weight precisions.
+  EXPECT_TRUE(s->excluded.empty());
+  EXPECT_EQ(s->results.size(), (4u * 4 + 3 + 2) * 3);
+  ASSERT_NE(FindResult(*s, 8, 2, "int4", 2), nullptr);
+  EXPECT_EQ(FindResult(*s, 8, 2, "int4", 2)->parallel.microbatches, 2);
+  EXPECT_EQ(FindResult(*s, 8, 2, "int4", 2)->gpus, 16);
+  EXPECT_EQ(FindResult(*s, 8, 4, "", 2), nullptr);  // fewer requests than pp
+  auto dominates = [](const ServeResult& a, const ServeResult& b) {
+    return a.tpot_s <= b.tpot_s && TokensPerGpu(a) >= TokensPerGpu(b) &&
+           (a.tpot_s < b.tpot_s || TokensPerGpu(a) > TokensPerGpu(b));
+  };
+  std::vector<size_t> expected;
+  for (size_t i = 0; i < s->results.size(); ++i) {
+    bool dominated = false;
+    for (const ServeResult& other : s->results) {
+      dominated |= dominates(other, s->results[i]);
+    }
+    if (!dominated) expected.push_back(i);
+  }
+  std::vector<size_t> pareto = s->pareto;
+  std::sort(pareto.begin(), pareto.end());
+  EXPECT_EQ(pareto, expected);
+  ASSERT_FALSE(s->pareto.empty());
+  // No targets: the cheapest is the one with the most tokens/s per GPU.
+  ASSERT_TRUE(s->best.has_value());
+  for (const ServeResult& r : s->results) {
+    EXPECT_LE(TokensPerGpu(r), TokensPerGpu(s->results[*s->best]));
+  }
+}
+
+// A configuration that does not fit is left out with its reason: on an
+// H100 cut to 16 GB (reserve 1.6 GB), Llama-3.1-8B's bf16 weights alone
+// (2 B x 8.03 G parameters = 16.1 GB) do not fit one GPU at any
+// concurrency; int8 (1 B + one 2-byte scale per output channel) does.
+TEST(ServeSearchSpace, WhatDoesNotFitIsLeftOutWithTheReason) {
+  SearchFixture f;
+  SetUpSearch(16e9, &f);
+  f.in.max_concurrency = 2;
+  absl::StatusOr<ServeSearch> s = SearchServe(f.in, f.at);
+  ASSERT_TRUE(s.ok()) << s.status();
+  const ServeExcluded* bf16 = nullptr;
+  for (const ServeExcluded& e : s->excluded) {
+    if (e.parallel.tp == 1 && e.parallel.pp == 1 && e.weights.empty()) {
+      bf16 = &e;
+    }
+  }
+  ASSERT_NE(bf16, nullptr);
+  EXPECT_EQ(bf16->concurrency, 1);  // not even one request
+  EXPECT_GT(bf16->memory_bytes, 2.0 * f.params + 1.6e9);
+  EXPECT_NE(bf16->reason.find("> 16.0 GB"), std::string::npos) << bf16->reason;
+  EXPECT_NE(bf16->reason.find("weights 16.1 GB"), std::string::npos)
+      << bf16->reason;
+  EXPECT_EQ(FindResult(*s, 1, 1, "", 1), nullptr);
+  const ServeResult* int8 = FindResult(*s, 1, 1, "int8", 1);
+  ASSERT_NE(int8, nullptr);
+  EXPECT_TRUE(int8->memory.fits);
+  EXPECT_GT(int8->memory.weight_bytes, 1.0 * f.params);
+  EXPECT_LT(int8->memory.weight_bytes, 1.01 * f.params);
+  // Two GPUs hold the bf16 weights.
+  EXPECT_NE(FindResult(*s, 2, 1, "", 1), nullptr);
+}
+
+// A TPOT target below every bf16 and int8 configuration's: decode at these
+// sizes streams the weights, so only weight-only int4 (0.5 B per weight)
+// meets it, and the cheapest configuration chosen is, of the int4 ones
+// that meet it, the one with the most output tokens/s per GPU (fewer GPUs
+// on a tie), found here by brute force.
+TEST(ServeSearchSpace, CheapestMeetingATargetOnlyInt4Meets) {
+  SearchFixture f;
+  SetUpSearch(0, &f);
+  absl::StatusOr<ServeSearch> all = SearchServe(f.in, f.at);
+  ASSERT_TRUE(all.ok()) << all.status();
+  double fastest_wider = 1e9;
+  for (const ServeResult& r : all->results) {
+    if (r.weights != "int4") fastest_wider = std::min(fastest_wider, r.tpot_s);
+  }
+  f.in.tpot_max_s = 0.999 * fastest_wider;
+  absl::StatusOr<ServeSearch> s = SearchServe(f.in, f.at);
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_TRUE(s->best.has_value());
+  const ServeResult& best = s->results[*s->best];
+  EXPECT_EQ(best.weights, "int4");
+  const ServeResult* expected = nullptr;
+  for (const ServeResult& r : s->results) {
+    if (r.tpot_s > *f.in.tpot_max_s) continue;
+    EXPECT_EQ(r.weights, "int4");
+    if (expected == nullptr || TokensPerGpu(r) > TokensPerGpu(*expected) ||
+        (TokensPerGpu(r) == TokensPerGpu(*expected) &&
+         r.gpus < expected->gpus)) {
+      expected = &r;
+    }
+  }
+  ASSERT_NE(expected, nullptr);
+  EXPECT_EQ(&best, expected);
+}
+
+// Each search point is the existing pricing: a weight-only int4 tp 8 step
+// is AnalyzeQuantized's quantized analysis of that step sharded over 8
+// GPUs, and a pipeline point (tp 8 x pp 2, 2 micro-batches of 1) steps in
+// max(sum of the stages, 2 x the slowest stage) of the micro-batch's
+// sharded analysis; with 2 samples (the first and last steps) the mean
+// TPOT is their mean.
+TEST(ServeSearchSpace, PointsAreTheQuantizeAndShardingAnalyses) {
+  SearchFixture f;
+  SetUpSearch(0, &f);
+  f.in.max_concurrency = 2;
+  absl::StatusOr<ServeSearch> s = SearchServe(f.in, f.at);
+  ASSERT_TRUE(s.ok()) << s.status();
+  absl::StatusOr<ServeGraphs> g = f.at(1);
+  ASSERT_TRUE(g.ok());
+  absl::StatusOr<PastRebinder> rebind =
+      PastRebinder::Create(g->decode, g->decode_next, 128);
+  ASSERT_TRUE(rebind.ok());
+  AnalyzeOptions o = f.in.serve.options;
+  QuantizeOptions int4;
+  int4.weights = "int4";
+  const ServeResult* q = FindResult(*s, 8, 1, "int4", 1);
+  const ServeResult* pipe = FindResult(*s, 8, 2, "", 2);
+  ASSERT_NE(q, nullptr);
+  ASSERT_NE(pipe, nullptr);
+  ASSERT_EQ(q->tpot_by_context.size(), 2u);
+  double q_sum = 0, pipe_sum = 0;
+  for (int64_t past : {128, 135}) {
+    absl::StatusOr<graph::Graph> step = rebind->At(past);
+    ASSERT_TRUE(step.ok());
+    absl::StatusOr<QuantizeResult> qr =
+        AnalyzeQuantized(*step, f.in.serve.hardware, o, int4, {.tp = 8});
+    ASSERT_TRUE(qr.ok()) << qr.status();
+    q_sum += qr->latency_s;
+    absl::StatusOr<Analysis> a = AnalyzeSharded(
+        *step, f.in.serve.hardware, o, {.tp = 8, .pp = 2, .microbatches = 2});
+    ASSERT_TRUE(a.ok()) << a.status();
+    const std::vector<double>& stages = a->summary.parallel->stage_latency_s;
+    ASSERT_EQ(stages.size(), 2u);
+    pipe_sum +=
+        std::max(a->summary.latency_s, 2 * std::max(stages[0], stages[1]));
+  }
+  EXPECT_NEAR(q->tpot_s, q_sum / 2, 1e-12);
+  EXPECT_NEAR(pipe->tpot_s, pipe_sum / 2, 1e-12);
+  EXPECT_EQ(pipe->parallel.microbatches, 2);
+  // The pipeline's TTFT: the two prefills through the stages.
+  absl::StatusOr<Analysis> pre =
+      AnalyzeSharded(g->prefill, f.in.serve.hardware, o,
+                     {.tp = 8, .pp = 2, .microbatches = 2});
+  ASSERT_TRUE(pre.ok());
+  const ParallelSummary& ps = *pre->summary.parallel;
+  EXPECT_DOUBLE_EQ(pipe->ttft_s, ps.pipeline_latency_s);
+  EXPECT_NEAR(ps.pipeline_latency_s,
+              ps.stage_latency_s[0] + ps.stage_latency_s[1] +
+                  std::max(ps.stage_latency_s[0], ps.stage_latency_s[1]) +
+                  pre->summary.per_inference_s,
+              1e-12);
+}
+
 TEST(Serve, BadValues) {
   Fixture f;
   SetUpLlama(128, 4, 1, &f);
@@ -459,6 +676,20 @@ TEST(ServeCli, Search) {
   for (size_t i = 1; i < j["pareto"].size(); ++i) {
     EXPECT_LE(j["pareto"][i - 1]["tpot_s"].get<double>(),
               j["pareto"][i]["tpot_s"].get<double>());
+  }
+  // The space searched and what was left out (schema in README, Serving).
+  EXPECT_EQ(j["weights"], nlohmann::json({"bf16", "int8", "int4"}));
+  EXPECT_EQ(j["layouts"].size(), 6u);
+  EXPECT_EQ(j["configurations"].get<size_t>(),
+            j["points"].size() + j["excluded"].size());
+  EXPECT_EQ(j["fitting"].get<size_t>(), j["points"].size());
+  for (const char* key : {"tp", "pp", "microbatches", "gpus", "weights",
+                          "weight_only", "concurrency", "ttft_s", "tpot_s",
+                          "output_tokens_per_s_per_gpu", "memory_bytes"}) {
+    EXPECT_TRUE(j["best"].contains(key)) << key;
+  }
+  for (const nlohmann::json& e : j["excluded"]) {
+    EXPECT_FALSE(e["reason"].get<std::string>().empty());
   }
   EXPECT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--search"},
                 &out, &err),

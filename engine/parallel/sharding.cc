@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -324,11 +325,37 @@ void ScaleWork(const std::vector<Before>& in, const std::vector<Role>& role,
 
 }  // namespace
 
+absl::StatusOr<ShardingStructure> FindShardingStructure(
+    const graph::Graph& graph) {
+  ShardingStructure out;
+  absl::StatusOr<TransformerBlocks> blocks = FindTransformerBlocks(graph);
+  if (!blocks.ok()) return blocks.status();
+  out.blocks = *std::move(blocks);
+  out.weight_source.resize(graph.tensors().size());
+  for (size_t t = 0; t < graph.tensors().size(); ++t) {
+    out.weight_source[t] = WeightSource(graph, static_cast<int>(t));
+  }
+  return out;
+}
+
 absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
                                        Analysis analysis,
-                                       const ParallelOptions& options) {
+                                       const ParallelOptions& options,
+                                       const ShardingStructure* structure) {
   const Hardware& hw = analysis.hardware;
   if (absl::Status s = CheckOptions(options, hw); !s.ok()) return s;
+  std::optional<ShardingStructure> found;
+  if (structure == nullptr) {
+    absl::StatusOr<ShardingStructure> s = FindShardingStructure(graph);
+    if (!s.ok()) return s.status();
+    found = *std::move(s);
+    structure = &*found;
+  }
+  if (structure->weight_source.size() != graph.tensors().size()) {
+    return absl::InvalidArgumentError(
+        "ShardAnalysis: the sharding structure is of another graph");
+  }
+  const TransformerBlocks* blocks = &structure->blocks;
   const int tp = options.tp, pp = options.pp, ep = options.ep;
   const std::vector<MoeLayer> moe = FindMoeLayers(graph);
   if (ep > 1 && moe.empty()) {
@@ -352,8 +379,6 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
                       tp, m.ffn, name));
     }
   }
-  absl::StatusOr<TransformerBlocks> blocks = FindTransformerBlocks(graph);
-  if (!blocks.ok()) return blocks.status();
   int64_t attention_blocks = 0;
   for (const MegatronBlock& b : blocks->blocks) attention_blocks += b.attention;
   if ((tp > 1 || pp > 1) && attention_blocks == 0) {
@@ -621,7 +646,7 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
   }
   for (int n : graph.topological_order()) {
     for (int in : graph.node(n).inputs) {
-      const int w = in >= 0 ? WeightSource(graph, in) : -1;
+      const int w = in >= 0 ? structure->weight_source[in] : -1;
       if (w < 0) continue;
       if (first_use[w] < 0) first_use[w] = n;
       const Role r = role[n];

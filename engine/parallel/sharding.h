@@ -38,8 +38,11 @@
 #ifndef RIDGELINE_ENGINE_PARALLEL_SHARDING_H_
 #define RIDGELINE_ENGINE_PARALLEL_SHARDING_H_
 
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "engine/analysis.h"
+#include "engine/parallel/transformer_blocks.h"
 #include "graph/graph.h"
 
 namespace ridgeline::engine {
@@ -54,16 +57,31 @@ struct ParallelOptions {
   int gpus() const { return tp * pp * ep; }
 };
 
+// What ShardAnalysis reads of a graph's structure: its Megatron blocks
+// (FindTransformerBlocks) and the weight each tensor is or passes through
+// unchanged (WeightSource). Found once, it serves every analysis of the
+// graph, of its copies with other dims bound (PastRebinder::At keeps every
+// node and tensor; the blocks' widths and heads come from the weights), and
+// every layout: --search shards each analysis for a dozen layouts.
+struct ShardingStructure {
+  TransformerBlocks blocks;
+  std::vector<int> weight_source;  // per tensor: WeightSource, or -1
+};
+absl::StatusOr<ShardingStructure> FindShardingStructure(
+    const graph::Graph& graph);
+
 // Errors (input errors): tp, pp, ep or microbatches < 1; tp not dividing
 // the heads or KV heads (both named), an MLP's width or the experts' width;
 // ep not dividing a MoE layer's experts, ep > 1 with tp > 1 or on a graph
 // with no MoE layer; tp > 1 on a graph with no transformer block; more GPUs
 // than the device's node holds with no network, or no interconnect data at all;
 // pp larger than the layers. `analysis` is sharded in place (move it in when it
-// is not needed after).
-absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
-                                       Analysis analysis,
-                                       const ParallelOptions& options);
+// is not needed after). `structure`: FindShardingStructure of `graph` (or of
+// the graph it was copied from), found here when null.
+absl::StatusOr<Analysis> ShardAnalysis(
+    const graph::Graph& graph, Analysis analysis,
+    const ParallelOptions& options,
+    const ShardingStructure* structure = nullptr);
 
 // Analyze(graph, hardware, options), sharded by ShardAnalysis when
 // `parallel` spans more than one GPU.

@@ -1,5 +1,6 @@
 #include "engine/report/serve_report.h"
 
+#include "engine/report/text.h"
 #include "engine/report/text_table.h"
 #include "engine/report/units.h"
 #include "fmt/format.h"
@@ -248,10 +249,20 @@ nlohmann::ordered_json ServeSweepJson(const std::vector<ServeResult>& results) {
 
 namespace {
 
-nlohmann::ordered_json SearchPoint(const ServeResult& r) {
+// The weights of a search row: the run's precision, or weight-only int8 /
+// int4.
+std::string WeightsLabel(const ServeSearch& s, const std::string& weights) {
+  return weights.empty() ? s.precision : weights;
+}
+
+nlohmann::ordered_json SearchPoint(const ServeSearch& s, const ServeResult& r) {
   nlohmann::ordered_json j;
-  j["tp"] = r.gpus;
+  j["tp"] = r.parallel.tp;
+  j["pp"] = r.parallel.pp;
+  j["microbatches"] = r.parallel.microbatches;
   j["gpus"] = r.gpus;
+  j["weights"] = WeightsLabel(s, r.weights);
+  j["weight_only"] = !r.weights.empty();
   j["concurrency"] = r.concurrency;
   j["ttft_s"] = r.ttft_s;
   j["tpot_s"] = r.tpot_s;
@@ -260,6 +271,7 @@ nlohmann::ordered_json SearchPoint(const ServeResult& r) {
   j["aggregate_output_tokens_per_s"] = r.aggregate_output_tokens_per_s;
   j["output_tokens_per_s_per_gpu"] = TokensPerGpu(r);
   j["memory_bytes"] = r.memory.total_bytes;
+  j["weight_bytes_per_gpu"] = r.memory.weight_bytes;
   if (r.energy.tdp_w > 0) {
     j["joules_per_token"] = r.energy.joules_per_token;
   } else {
@@ -272,45 +284,101 @@ std::string Limit(const std::optional<double>& s) {
   return s ? FormatSeconds(*s) : std::string("none");
 }
 
+std::string Layout(const ParallelOptions& p) {
+  return fmt::format("tp {} x pp {}", p.tp, p.pp);
+}
+
+bool Meets(const ServeSearch& s, const ServeResult& r) {
+  return (!s.ttft_max_s || r.ttft_s <= *s.ttft_max_s) &&
+         (!s.tpot_max_s || r.tpot_s <= *s.tpot_max_s);
+}
+
+std::string SearchPrecisionsNote(const ServeSearch& s) {
+  std::string searched;
+  for (const std::string& w : s.weights) {
+    if (!searched.empty()) searched += ", ";
+    searched += w.empty() ? fmt::format("{} (the run's)", s.precision)
+                          : fmt::format("weight-only {}", w);
+  }
+  std::string out = fmt::format(
+      "Weights searched: {}. Weight-only int8 (one scale per output "
+      "channel) and int4 (one scale per group) are priced as the --weights "
+      "what-if prices them (W8A16 / W4A16 kernels): activations, KV cache "
+      "and all-reduce messages stay as the run prices them. Activation "
+      "quantization (W8A8, fp8) is not searched: it would change the "
+      "all-reduce messages, which the sharded what-ifs do not model.\n",
+      searched);
+  for (const std::string& why : s.weights_left_out) {
+    out += fmt::format("Not searched: {}\n", why);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string FormatServeSearch(const ServeSearch& s) {
+  std::string layouts;
+  for (const ParallelOptions& p : s.layouts) {
+    if (!layouts.empty()) layouts += ", ";
+    layouts += fmt::format("{}x{}", p.tp, p.pp);
+  }
   std::string out = fmt::format(
-      "Search: {} configurations (tensor parallel 1, 2, 4, ... x "
-      "concurrency 1, 2, 4, ... until none fits; {} decode steps analyzed "
-      "each), targets TTFT <= {}, TPOT <= {}\n",
-      s.results.size(), s.samples, Limit(s.ttft_max_s), Limit(s.tpot_max_s));
+      "Search: {} configurations (tensor x pipeline parallel {}; pipeline "
+      "stages decode as many micro-batches in flight; x {} weight "
+      "precision{} x concurrency 1, 2, 4, ... up to {} while it fits; {} "
+      "decode steps analyzed each, {} analyses), targets TTFT <= {}, TPOT "
+      "<= {}\n",
+      s.results.size() + s.excluded.size(), layouts, s.weights.size(),
+      s.weights.size() == 1 ? "" : "s", s.max_concurrency, s.samples,
+      s.analyses, Limit(s.ttft_max_s), Limit(s.tpot_max_s));
+  out += SearchPrecisionsNote(s);
   TextTable table;
-  table.headers = {"",     "GPUs (tp)", "concurrency",      "TTFT",
-                   "TPOT", "tokens/s",  "tokens/s per GPU", "memory per GPU",
-                   "meets"};
+  table.headers = {
+      "",     "GPUs", "tp x pp",  "weights",          "concurrency",
+      "TTFT", "TPOT", "tokens/s", "tokens/s per GPU", "memory per GPU",
+      "meets"};
   table.right_align.assign(table.headers.size(), true);
   table.right_align[0] = false;
   for (size_t i : s.pareto) {
     const ServeResult& r = s.results[i];
-    const bool meets = (!s.ttft_max_s || r.ttft_s <= *s.ttft_max_s) &&
-                       (!s.tpot_max_s || r.tpot_s <= *s.tpot_max_s);
     table.rows.push_back(
         {s.best && *s.best == i ? "best" : "", fmt::format("{}", r.gpus),
-         fmt::format("{}", r.concurrency), FormatSeconds(r.ttft_s),
-         FormatSeconds(r.tpot_s),
+         fmt::format("{}x{}", r.parallel.tp, r.parallel.pp),
+         WeightsLabel(s, r.weights), fmt::format("{}", r.concurrency),
+         FormatSeconds(r.ttft_s), FormatSeconds(r.tpot_s),
          fmt::format("{}/s", FormatNumber(r.aggregate_output_tokens_per_s)),
          fmt::format("{}/s", FormatNumber(TokensPerGpu(r))),
-         FormatSi(r.memory.total_bytes, "B"), meets ? "yes" : "no"});
+         FormatSi(r.memory.total_bytes, "B"), Meets(s, r) ? "yes" : "no"});
   }
-  out +=
-      "Pareto set (TPOT vs output tokens/s per GPU, configurations that "
-      "fit):\n";
+  out += fmt::format(
+      "Pareto set (TPOT vs output tokens/s per GPU, of the {} configurations "
+      "that fit):\n",
+      s.results.size());
   out += RenderText(table);
   if (s.best) {
     const ServeResult& b = s.results[*s.best];
     out += fmt::format(
-        "cheapest meeting the targets: {} GPU{} (tensor parallel), "
+        "cheapest meeting the targets: {} GPU{} ({}), {} weights, "
         "concurrency {}: TTFT {}, TPOT {}, {}/s per GPU\n",
-        b.gpus, b.gpus == 1 ? "" : "s", b.concurrency, FormatSeconds(b.ttft_s),
+        b.gpus, b.gpus == 1 ? "" : "s", Layout(b.parallel),
+        WeightsLabel(s, b.weights), b.concurrency, FormatSeconds(b.ttft_s),
         FormatSeconds(b.tpot_s), FormatNumber(TokensPerGpu(b)));
   } else {
     out += "no configuration that fits meets the targets\n";
+  }
+  if (!s.excluded.empty()) {
+    out +=
+        "Left out (memory grows with the concurrency: the first that does "
+        "not fit, and every larger one):\n";
+    for (const ServeExcluded& e : s.excluded) {
+      out +=
+          fmt::format("  {}, {} weights, {}: {}\n", Layout(e.parallel),
+                      WeightsLabel(s, e.weights),
+                      e.concurrency > 0
+                          ? fmt::format("concurrency {} and up", e.concurrency)
+                          : std::string("every concurrency"),
+                      EscapeControl(e.reason));
+    }
   }
   return out;
 }
@@ -322,12 +390,43 @@ nlohmann::ordered_json ServeSearchJson(const ServeSearch& s) {
   j["tpot_max_s"] = s.tpot_max_s ? nlohmann::ordered_json(*s.tpot_max_s)
                                  : nlohmann::ordered_json(nullptr);
   j["samples"] = s.samples;
-  j["configurations"] = s.results.size();
-  j["best"] = s.best ? SearchPoint(s.results[*s.best])
+  j["configurations"] = s.results.size() + s.excluded.size();
+  j["fitting"] = s.results.size();
+  j["analyses"] = s.analyses;
+  j["max_concurrency"] = s.max_concurrency;
+  nlohmann::ordered_json layouts = nlohmann::ordered_json::array();
+  for (const ParallelOptions& p : s.layouts) {
+    layouts.push_back({{"tp", p.tp}, {"pp", p.pp}});
+  }
+  j["layouts"] = std::move(layouts);
+  nlohmann::ordered_json weights = nlohmann::ordered_json::array();
+  for (const std::string& w : s.weights) weights.push_back(WeightsLabel(s, w));
+  j["weights"] = std::move(weights);
+  j["weights_left_out"] = s.weights_left_out;
+  j["best"] = s.best ? SearchPoint(s, s.results[*s.best])
                      : nlohmann::ordered_json(nullptr);
   nlohmann::ordered_json pareto = nlohmann::ordered_json::array();
-  for (size_t i : s.pareto) pareto.push_back(SearchPoint(s.results[i]));
+  for (size_t i : s.pareto) pareto.push_back(SearchPoint(s, s.results[i]));
   j["pareto"] = std::move(pareto);
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  for (const ServeResult& r : s.results) points.push_back(SearchPoint(s, r));
+  j["points"] = std::move(points);
+  nlohmann::ordered_json excluded = nlohmann::ordered_json::array();
+  for (const ServeExcluded& e : s.excluded) {
+    nlohmann::ordered_json x;
+    x["tp"] = e.parallel.tp;
+    x["pp"] = e.parallel.pp;
+    x["gpus"] = e.parallel.gpus();
+    x["weights"] = WeightsLabel(s, e.weights);
+    x["concurrency"] = e.concurrency > 0 ? nlohmann::ordered_json(e.concurrency)
+                                         : nlohmann::ordered_json(nullptr);
+    x["memory_bytes"] = e.memory_bytes > 0
+                            ? nlohmann::ordered_json(e.memory_bytes)
+                            : nlohmann::ordered_json(nullptr);
+    x["reason"] = e.reason;
+    excluded.push_back(std::move(x));
+  }
+  j["excluded"] = std::move(excluded);
   return j;
 }
 

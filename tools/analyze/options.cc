@@ -488,9 +488,11 @@ constexpr Flag kFlags[] = {
        return absl::OkStatus();
      }},
     {"--search", "",
-     "with --serve: analyze tensor parallel 1, 2, 4, ... x concurrency 1, 2, "
-     "4, ... and print the Pareto set (TPOT vs tokens/s per GPU) and the "
-     "cheapest configuration meeting --ttft-max/--tpot-max (json: \"search\")",
+     "with --serve: analyze tensor parallel 1, 2, 4, ... x pipeline parallel "
+     "1, 2, 4 x the run's weights and weight-only int8/int4 x concurrency 1, "
+     "2, 4, ... and print the Pareto set (TPOT vs tokens/s per GPU), the "
+     "cheapest configuration meeting --ttft-max/--tpot-max and what does not "
+     "fit (json: \"search\")",
      [](Options& o, std::string_view) { return SetSwitch(&o.search); }},
     {"--ttft-max", "S", "with --search: time-to-first-token target, seconds",
      [](Options& o, std::string_view v) {
@@ -523,7 +525,8 @@ constexpr Flag kFlags[] = {
      }},
     {"--microbatches", "M",
      "with --pp: micro-batches in flight; adds the pipeline time, bubble "
-     "fraction and throughput (default 1)",
+     "fraction and throughput; with --serve the requests decode as M "
+     "micro-batches of B/M (default 1)",
      [](Options& o, std::string_view v) {
        return ApplyGpuCount("--microbatches", v, &o.parallel.microbatches);
      }},
@@ -701,9 +704,9 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
   if (o.search && (!o.serve || !o.sweep.empty() || !o.concurrency.empty() ||
                    o.parallel.gpus() > 1)) {
     return absl::InvalidArgumentError(
-        "--search needs --serve and chooses the tensor parallel width and "
-        "the concurrency itself: not with --sweep, --concurrency, --tp, --pp "
-        "or --ep");
+        "--search needs --serve and chooses the tensor and pipeline parallel "
+        "widths, the weight precision and the concurrency itself: not with "
+        "--sweep, --concurrency, --tp, --pp or --ep");
   }
   if (absl::StartsWith(o.sweep, "concurrency=") &&
       (!o.serve || !o.concurrency.empty())) {

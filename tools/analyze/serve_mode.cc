@@ -344,72 +344,90 @@ absl::StatusOr<Graphs> LoadGraphs(const RunContext& ctx, int64_t prompt,
   return out;
 }
 
-// One import at `concurrency` (a --sweep/--search point, else
-// --concurrency), then one serving analysis per parallel layout (--search:
-// each tensor-parallel width); `samples` decode steps analyzed in full.
-absl::StatusOr<std::vector<absl::StatusOr<engine::ServeResult>>> RunServeFor(
-    const RunContext& ctx, std::optional<int64_t> concurrency,
-    const std::vector<engine::ParallelOptions>& layouts, int64_t samples) {
+// The graphs at one (micro-)batch, the past-length rebinding verified
+// against an import at the last step.
+absl::StatusOr<engine::ServeGraphs> ServeGraphsAt(const RunContext& ctx,
+                                                  int64_t prompt,
+                                                  int64_t generate,
+                                                  int64_t batch) {
+  absl::StatusOr<Graphs> graphs =
+      LoadGraphs(ctx, prompt, prompt + generate - 1, batch);
+  if (!graphs.ok()) return graphs.status();
+  absl::StatusOr<engine::PastRebinder> rebind =
+      engine::PastRebinder::Create(graphs->decode, graphs->decode_next, prompt);
+  if (!rebind.ok())
+    return InputError(ctx, std::string(MessageOf(rebind.status())));
+  if (absl::Status v =
+          rebind->Verify(graphs->decode_last, prompt + generate - 1);
+      !v.ok()) {
+    return InputError(ctx, std::string(MessageOf(v)));
+  }
+  engine::ServeGraphs out;
+  out.prefill = std::move(graphs->prefill);
+  out.decode = std::move(graphs->decode);
+  out.decode_next = std::move(graphs->decode_next);
+  out.decode_name = std::move(graphs->decode_name);
+  return out;
+}
+
+// An analysis' errors name the model.
+absl::Status NameModel(const RunContext& ctx, const absl::Status& status) {
+  const std::string m(MessageOf(status));
+  return absl::InvalidArgumentError(
+      absl::StrContains(m, ctx.model_name) || absl::StrContains(m, "zoo:")
+          ? std::string(m)
+          : fmt::format("{}: --serve: {}", ctx.model_name, m));
+}
+
+// The serving inputs every analysis shares: device, options, N, M, price.
+absl::StatusOr<engine::ServeInputs> BaseInputs(const RunContext& ctx) {
   const Options& o = *ctx.options;
   absl::StatusOr<int64_t> prompt = Count(ctx, "--prompt", o.prompt, {});
   if (!prompt.ok()) return prompt.status();
   absl::StatusOr<int64_t> generate = Count(ctx, "--generate", o.generate, {});
   if (!generate.ok()) return generate.status();
-  absl::StatusOr<int64_t> batch =
-      concurrency ? absl::StatusOr<int64_t>(*concurrency)
-                  : Count(ctx, "--concurrency", o.concurrency, int64_t{1});
-  if (!batch.ok()) return batch.status();
   absl::StatusOr<std::optional<double>> price = Price(ctx, o.usd_per_gpu_hour);
   if (!price.ok()) return price.status();
-  absl::StatusOr<Graphs> graphs =
-      LoadGraphs(ctx, *prompt, *prompt + *generate - 1, *batch);
-  if (!graphs.ok()) return graphs.status();
-  // The rebinding must reproduce an import at the last step.
-  absl::StatusOr<engine::PastRebinder> rebind = engine::PastRebinder::Create(
-      graphs->decode, graphs->decode_next, *prompt);
-  if (!rebind.ok())
-    return InputError(ctx, std::string(MessageOf(rebind.status())));
-  if (absl::Status v =
-          rebind->Verify(graphs->decode_last, *prompt + *generate - 1);
-      !v.ok()) {
-    return InputError(ctx, std::string(MessageOf(v)));
-  }
   engine::ServeInputs in;
-  in.prefill = &graphs->prefill;
-  in.decode = &graphs->decode;
-  in.decode_next = &graphs->decode_next;
-  in.decode_name = graphs->decode_name;
   in.hardware = ctx.hw;
   in.options = ctx.analyze;
   in.prompt = *prompt;
   in.generate = *generate;
-  in.concurrency = *batch;
   in.usd_per_gpu_hour = *price;
-  in.samples = samples;
-  std::vector<absl::StatusOr<engine::ServeResult>> out;
-  for (const engine::ParallelOptions& layout : layouts) {
-    in.parallel = layout;
-    absl::StatusOr<engine::ServeResult> r = engine::AnalyzeServe(in);
-    if (!r.ok()) {
-      const std::string m(MessageOf(r.status()));
-      r = absl::InvalidArgumentError(
-          absl::StrContains(m, ctx.model_name) || absl::StrContains(m, "zoo:")
-              ? std::string(m)
-              : fmt::format("{}: --serve: {}", ctx.model_name, m));
-    }
-    out.push_back(std::move(r));
-  }
-  return out;
+  in.parallel = o.parallel;
+  return in;
 }
 
 // `concurrency` (a --sweep concurrency=LIST point) replaces --concurrency.
+// With --pp P --microbatches M the graphs are imported at B / M.
 absl::StatusOr<engine::ServeResult> RunServe(
     const RunContext& ctx, std::optional<int64_t> concurrency = std::nullopt) {
-  absl::StatusOr<std::vector<absl::StatusOr<engine::ServeResult>>> r =
-      RunServeFor(ctx, concurrency, {ctx.options->parallel},
-                  engine::ServeInputs{}.samples);
-  if (!r.ok()) return r.status();
-  return r->front();
+  const Options& o = *ctx.options;
+  absl::StatusOr<engine::ServeInputs> in = BaseInputs(ctx);
+  if (!in.ok()) return in.status();
+  absl::StatusOr<int64_t> batch =
+      concurrency ? absl::StatusOr<int64_t>(*concurrency)
+                  : Count(ctx, "--concurrency", o.concurrency, int64_t{1});
+  if (!batch.ok()) return batch.status();
+  in->concurrency = *batch;
+  const int64_t m = o.parallel.pp > 1 ? o.parallel.microbatches : 1;
+  if (*batch % m != 0) {
+    return InputError(
+        ctx, fmt::format("--microbatches {} must divide the concurrency {} "
+                         "(the requests are decoded as {} micro-batches of "
+                         "equal size)",
+                         m, *batch, m));
+  }
+  absl::StatusOr<engine::ServeGraphs> graphs =
+      ServeGraphsAt(ctx, in->prompt, in->generate, *batch / m);
+  if (!graphs.ok()) return graphs.status();
+  in->prefill = &graphs->prefill;
+  in->decode = &graphs->decode;
+  in->decode_next = &graphs->decode_next;
+  in->decode_name = graphs->decode_name;
+  absl::StatusOr<engine::ServeResult> r = engine::AnalyzeServe(*in);
+  if (!r.ok()) return NameModel(ctx, r.status());
+  return r;
 }
 
 // --ttft-max / --tpot-max: seconds > 0, or none.
@@ -425,45 +443,33 @@ absl::StatusOr<std::optional<double>> Seconds(const RunContext& ctx,
   return std::optional<double>(x);
 }
 
-// --search: every tensor-parallel width the node holds (powers of 2) x
-// concurrency 1, 2, 4, ... up to the first that fits on no width; 9 decode
-// steps analyzed per point.
+// --search: engine::SearchServe over tensor parallel 1..node x pipeline
+// parallel 1, 2, 4 x concurrency x the run's weights and weight-only int8 /
+// int4; 3 decode steps analyzed per point.
 absl::StatusOr<engine::ServeSearch> RunSearch(const RunContext& ctx) {
   const Options& o = *ctx.options;
-  engine::ServeSearch s;
+  engine::ServeSearchInputs in;
   absl::StatusOr<std::optional<double>> ttft =
       Seconds(ctx, "--ttft-max", o.ttft_max);
   if (!ttft.ok()) return ttft.status();
   absl::StatusOr<std::optional<double>> tpot =
       Seconds(ctx, "--tpot-max", o.tpot_max);
   if (!tpot.ok()) return tpot.status();
-  s.ttft_max_s = *ttft;
-  s.tpot_max_s = *tpot;
-  s.samples = 9;
-  std::vector<engine::ParallelOptions> layouts;
-  const engine::Interconnect& ic = ctx.hw.interconnect;
-  const int max_tp = ic.present() ? ic.gpus_per_node : 1;
-  for (int tp = 1; tp <= max_tp; tp *= 2) {
-    engine::ParallelOptions p;
-    p.tp = tp;
-    layouts.push_back(p);
-  }
-  for (int64_t b = 1; b <= 4096; b *= 2) {
-    absl::StatusOr<std::vector<absl::StatusOr<engine::ServeResult>>> rs =
-        RunServeFor(ctx, b, layouts, s.samples);
-    if (!rs.ok()) return rs.status();
-    bool any_fits = false;
-    for (absl::StatusOr<engine::ServeResult>& r : *rs) {
-      if (!r.ok()) continue;  // a width that does not divide the heads
-      any_fits |= r->memory.fits;
-      s.results.push_back(*std::move(r));
-    }
-    if (!any_fits) break;
-  }
-  if (s.results.empty()) {
+  in.ttft_max_s = *ttft;
+  in.tpot_max_s = *tpot;
+  absl::StatusOr<engine::ServeInputs> base = BaseInputs(ctx);
+  if (!base.ok()) return base.status();
+  in.serve = *std::move(base);
+  in.serve.quantize.int4_group_size = o.int4_group;
+  const int64_t prompt = in.serve.prompt, generate = in.serve.generate;
+  absl::StatusOr<engine::ServeSearch> s =
+      engine::SearchServe(in, [&](int64_t batch) {
+        return ServeGraphsAt(ctx, prompt, generate, batch);
+      });
+  if (!s.ok()) return NameModel(ctx, s.status());
+  if (s->results.empty() && s->excluded.empty()) {
     return InputError(ctx, "--search: no configuration could be analyzed");
   }
-  engine::RankServeSearch(&s);
   return s;
 }
 
