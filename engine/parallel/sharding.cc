@@ -394,6 +394,12 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
     }
     for (const MoeLayer& m : moe) role[m.node] = Role::kExpertTp;
   }
+  // A runtime that keeps the LM head whole runs it on every GPU, unsplit.
+  const bool split_lm_head =
+      blocks->lm_head >= 0 && !analysis.pricing.runtime.tp_replicates_lm_head;
+  if (tp > 1 && blocks->lm_head >= 0 && !split_lm_head) {
+    role[blocks->lm_head] = Role::kReplicated;
+  }
   // Expert parallel: the busiest GPU's share of each MoE layer (balanced
   // routing), every other layer on the GPU's ceil(B / ep) requests.
   Split split;
@@ -418,12 +424,6 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
                     static_cast<double>(m.hidden)};
       split.moe[m.node] = shard;
     }
-  }
-  // A runtime that keeps the LM head whole runs it on every GPU, unsplit.
-  const bool split_lm_head =
-      blocks->lm_head >= 0 && !analysis.pricing.runtime.tp_replicates_lm_head;
-  if (tp > 1 && blocks->lm_head >= 0 && !split_lm_head) {
-    role[blocks->lm_head] = Role::kReplicated;
   }
 
   Analysis& out = analysis;  // sharded in place
