@@ -211,45 +211,31 @@ TEST(Runtime, MlsysimProfileIsTheFlatDefault) {
   EXPECT_FALSE(m->fusion.any());
 }
 
+// The error message of a runtime profile that does not parse ("" if it does).
+std::string ProfileError(std::string_view json) {
+  absl::StatusOr<Runtime> r = ParseRuntimeJson(json, "r.json");
+  return r.ok() ? "" : std::string(r.status().message());
+}
+
 TEST(Runtime, BadProfilesNameTheFileAndField) {
-  EXPECT_THAT(std::string(ParseRuntimeJson(
-                              R"({"key":"x","name":"X","launch":1})", "r.json")
-                              .status()
-                              .message()),
+  EXPECT_THAT(ProfileError(R"({"key":"x","name":"X","launch":1})"),
               HasSubstr("r.json: field 'launch': unknown field"));
-  EXPECT_THAT(std::string(ParseRuntimeJson(R"({"key":"x","name":"X",
-      "fusion":["epilog"]})",
-                                           "r.json")
-                              .status()
-                              .message()),
+  EXPECT_THAT(ProfileError(R"({"key":"x","name":"X","fusion":["epilog"]})"),
               HasSubstr("field 'fusion'"));
-  EXPECT_THAT(std::string(ParseRuntimeJson(R"({"key":"x","name":"X",
-      "kernel_launch_s":-1})",
-                                           "r.json")
-                              .status()
-                              .message()),
+  EXPECT_THAT(ProfileError(R"({"key":"x","name":"X","kernel_launch_s":-1})"),
               HasSubstr("kernel_launch_s"));
   EXPECT_FALSE(ParseRuntimeJson("[1]", "r.json").ok());
   EXPECT_FALSE(ParseRuntimeJson(R"({"name":"X"})", "r.json").ok());
-  EXPECT_THAT(std::string(ParseRuntimeJson(R"({"key":"x","name":"X",
-      "custom_all_reduce":{"one_shot_max_bytes":1,"two_shot_max_bytes":2}})",
-                                           "r.json")
-                              .status()
-                              .message()),
+  EXPECT_THAT(ProfileError(R"({"key":"x","name":"X","custom_all_reduce":
+      {"one_shot_max_bytes":1,"two_shot_max_bytes":2}})"),
               HasSubstr("custom_all_reduce.latency_s': missing"));
-  EXPECT_THAT(std::string(ParseRuntimeJson(R"({"key":"x","name":"X",
-      "custom_all_reduce":{"one_shot_max_bytes":1,"two_shot_max_bytes":2,
-      "latency_s":1e-6,"algo":"ring"}})",
-                                           "r.json")
-                              .status()
-                              .message()),
+  EXPECT_THAT(ProfileError(R"({"key":"x","name":"X","custom_all_reduce":
+      {"one_shot_max_bytes":1,"two_shot_max_bytes":2,"latency_s":1e-6,
+      "algo":"ring"}})"),
               HasSubstr("custom_all_reduce.algo': unknown field"));
-  EXPECT_THAT(std::string(ParseRuntimeJson(R"({"key":"x","name":"X",
-      "tp_replicates_lm_head":1})",
-                                           "r.json")
-                              .status()
-                              .message()),
-              HasSubstr("tp_replicates_lm_head"));
+  EXPECT_THAT(
+      ProfileError(R"({"key":"x","name":"X","tp_replicates_lm_head":1})"),
+      HasSubstr("tp_replicates_lm_head"));
 }
 
 // The compiled profile carries gpt-fast's tensor-parallel layout: PyTorch
