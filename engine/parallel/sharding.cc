@@ -252,9 +252,10 @@ absl::Status CheckOptions(const ParallelOptions& o, const Hardware& hw) {
   return absl::OkStatus();
 }
 
-// Roles of the nodes under tensor parallelism; errors name the block.
+// Roles of the nodes under tensor parallelism; errors name the block. The
+// LM head is column-parallel when `split_lm_head`, else replicated.
 absl::Status AssignRoles(const graph::Graph& graph, const TransformerBlocks& b,
-                         int tp, std::vector<Role>* role) {
+                         int tp, bool split_lm_head, std::vector<Role>* role) {
   for (const MegatronBlock& block : b.blocks) {
     const std::string& name = graph.node(block.row).name;
     if (block.attention) {
@@ -275,7 +276,7 @@ absl::Status AssignRoles(const graph::Graph& graph, const TransformerBlocks& b,
     for (int n : block.interior) (*role)[n] = Role::kInterior;
     (*role)[block.row] = Role::kRow;
   }
-  if (b.lm_head >= 0) (*role)[b.lm_head] = Role::kColumn;
+  if (split_lm_head) (*role)[b.lm_head] = Role::kColumn;
   return absl::OkStatus();
 }
 
@@ -387,18 +388,16 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
         "reading one activation whose outputs meet in attention and feed "
         "one projection)");
   }
-  std::vector<Role> role(graph.nodes().size(), Role::kReplicated);
-  if (tp > 1) {
-    if (absl::Status s = AssignRoles(graph, *blocks, tp, &role); !s.ok()) {
-      return s;
-    }
-    for (const MoeLayer& m : moe) role[m.node] = Role::kExpertTp;
-  }
   // A runtime that keeps the LM head whole runs it on every GPU, unsplit.
   const bool split_lm_head =
       blocks->lm_head >= 0 && !analysis.pricing.runtime.tp_replicates_lm_head;
-  if (tp > 1 && blocks->lm_head >= 0 && !split_lm_head) {
-    role[blocks->lm_head] = Role::kReplicated;
+  std::vector<Role> role(graph.nodes().size(), Role::kReplicated);
+  if (tp > 1) {
+    if (absl::Status s = AssignRoles(graph, *blocks, tp, split_lm_head, &role);
+        !s.ok()) {
+      return s;
+    }
+    for (const MoeLayer& m : moe) role[m.node] = Role::kExpertTp;
   }
   // Expert parallel: the busiest GPU's share of each MoE layer (balanced
   // routing), every other layer on the GPU's ceil(B / ep) requests.
