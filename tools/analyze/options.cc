@@ -1,8 +1,5 @@
 #include "tools/analyze/options.h"
 
-#include <charconv>
-#include <cmath>
-#include <cstdlib>
 #include <string_view>
 
 #include "absl/strings/match.h"
@@ -11,40 +8,15 @@
 #include "engine/sweep.h"
 #include "fmt/format.h"
 #include "graph/fmt_absl.h"
+#include "tools/cli/flags.h"
 
 namespace ridgeline::tools::analyze {
 namespace {
 
-using ApplyFn = absl::Status (*)(Options&, std::string_view value);
-
-struct Flag {
-  std::string_view name;        // "--batch"
-  std::string_view value_name;  // "N"; empty for a switch
-  std::string_view help;
-  ApplyFn apply;
-};
-
-absl::Status Bad(std::string_view flag, std::string_view value,
-                 std::string_view expected) {
-  return absl::InvalidArgumentError(fmt::format(
-      "{}: invalid value '{}' (expected {})", flag, value, expected));
-}
-
-std::optional<int64_t> ParseInt(std::string_view s) {
-  int64_t v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
-
-std::optional<double> ParseDouble(std::string_view s) {
-  double v = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) {
-    return std::nullopt;
-  }
-  return v;
-}
+using cli::BadValue;
+using cli::ParseDouble;
+using cli::ParseInt;
+using Flag = cli::Flag<Options>;
 
 absl::Status ApplyHw(Options& o, std::string_view v) {
   o.hw.clear();
@@ -53,7 +25,7 @@ absl::Status ApplyHw(Options& o, std::string_view v) {
     size_t comma = v.find(',', start);
     if (comma == std::string_view::npos) comma = v.size();
     std::string_view name = v.substr(start, comma - start);
-    if (name.empty()) return Bad("--hw", v, "a device name or a,b,...");
+    if (name.empty()) return BadValue("--hw", v, "a device name or a,b,...");
     o.hw.emplace_back(name);
     start = comma + 1;
   }
@@ -62,7 +34,7 @@ absl::Status ApplyHw(Options& o, std::string_view v) {
 
 absl::Status ApplyBatch(Options& o, std::string_view v) {
   std::optional<int64_t> n = ParseInt(v);
-  if (!n || *n < 1) return Bad("--batch", v, "an integer >= 1");
+  if (!n || *n < 1) return BadValue("--batch", v, "an integer >= 1");
   o.batch = *n;
   return absl::OkStatus();
 }
@@ -70,10 +42,10 @@ absl::Status ApplyBatch(Options& o, std::string_view v) {
 absl::Status ApplyDim(Options& o, std::string_view v) {
   const size_t eq = v.find('=');
   if (eq == std::string_view::npos || eq == 0) {
-    return Bad("--dim", v, "NAME=VALUE");
+    return BadValue("--dim", v, "NAME=VALUE");
   }
   std::optional<int64_t> n = ParseInt(v.substr(eq + 1));
-  if (!n || *n < 0) return Bad("--dim", v, "NAME=VALUE with VALUE >= 0");
+  if (!n || *n < 0) return BadValue("--dim", v, "NAME=VALUE with VALUE >= 0");
   o.dims.emplace_back(std::string(v.substr(0, eq)), *n);
   return absl::OkStatus();
 }
@@ -106,12 +78,12 @@ absl::Status ApplyInput(Options& o, std::string_view v) {
   constexpr std::string_view kExpected =
       "NAME=D0xD1x... with each D a number >= 0, ? or a dim name";
   auto split = SplitNameValue(v);
-  if (!split) return Bad("--input", v, kExpected);
+  if (!split) return BadValue("--input", v, kExpected);
   std::vector<importers::InputDim> dims;
   for (std::string_view d : SplitAt(split->second, 'x')) {
-    if (d.empty()) return Bad("--input", v, kExpected);
+    if (d.empty()) return BadValue("--input", v, kExpected);
     if (std::optional<int64_t> n = ParseInt(d)) {
-      if (*n < 0) return Bad("--input", v, kExpected);
+      if (*n < 0) return BadValue("--input", v, kExpected);
       dims.emplace_back(*n);
     } else {
       dims.emplace_back(std::string(d));
@@ -124,11 +96,11 @@ absl::Status ApplyInput(Options& o, std::string_view v) {
 absl::Status ApplyInputValue(Options& o, std::string_view v) {
   constexpr std::string_view kExpected = "NAME=V or NAME=V,V,... (numbers)";
   auto split = SplitNameValue(v);
-  if (!split) return Bad("--input-value", v, kExpected);
+  if (!split) return BadValue("--input-value", v, kExpected);
   std::vector<double> values;
   for (std::string_view x : SplitAt(split->second, ',')) {
     std::optional<double> d = ParseDouble(x);
-    if (!d) return Bad("--input-value", v, kExpected);
+    if (!d) return BadValue("--input-value", v, kExpected);
     values.push_back(*d);
   }
   o.input_values[split->first] = std::move(values);
@@ -138,7 +110,7 @@ absl::Status ApplyInputValue(Options& o, std::string_view v) {
 absl::Status ApplyPrecision(Options& o, std::string_view v) {
   const engine::Precision* p = engine::FindPrecision(v);
   if (p == nullptr || !p->selectable) {
-    return Bad("--precision", v, engine::SelectablePrecisionList());
+    return BadValue("--precision", v, engine::SelectablePrecisionList());
   }
   o.analyze.precision = std::string(v);
   return absl::OkStatus();
@@ -150,7 +122,7 @@ absl::Status ApplyFlopsPerMac(Options& o, std::string_view v) {
   } else if (v == "2") {
     o.analyze.flops_per_mac = 2;
   } else {
-    return Bad("--flops-per-mac", v, "1 or 2");
+    return BadValue("--flops-per-mac", v, "1 or 2");
   }
   return absl::OkStatus();
 }
@@ -158,7 +130,7 @@ absl::Status ApplyFlopsPerMac(Options& o, std::string_view v) {
 absl::Status ApplyFraction(std::string_view flag, std::string_view v,
                            double* out) {
   std::optional<double> x = ParseDouble(v);
-  if (!x || *x <= 0 || *x > 1) return Bad(flag, v, "a number in (0, 1]");
+  if (!x || *x <= 0 || *x > 1) return BadValue(flag, v, "a number in (0, 1]");
   *out = *x;
   return absl::OkStatus();
 }
@@ -187,7 +159,7 @@ std::optional<double> Microseconds(std::string_view v) {
 
 absl::Status ApplyLayerTax(Options& o, std::string_view v) {
   std::optional<double> s = Microseconds(v);
-  if (!s) return Bad("--layer-tax-us", v, "microseconds >= 0");
+  if (!s) return BadValue("--layer-tax-us", v, "microseconds >= 0");
   o.analyze.per_layer_tax_s = *s;
   o.analyze.overrides.per_node_tax_s = *s;
   return absl::OkStatus();
@@ -195,14 +167,14 @@ absl::Status ApplyLayerTax(Options& o, std::string_view v) {
 
 absl::Status ApplyDispatchTax(Options& o, std::string_view v) {
   std::optional<double> s = Microseconds(v);
-  if (!s) return Bad("--dispatch-tax-us", v, "microseconds >= 0");
+  if (!s) return BadValue("--dispatch-tax-us", v, "microseconds >= 0");
   o.analyze.dispatch_tax_s = *s;
   return absl::OkStatus();
 }
 
 absl::Status ApplySkipRuns(Options& o, std::string_view v) {
   std::optional<int64_t> n = ParseInt(v);
-  if (!n || *n < 0) return Bad("--skip-runs", v, "an integer >= 0");
+  if (!n || *n < 0) return BadValue("--skip-runs", v, "an integer >= 0");
   o.skip_runs = *n;
   return absl::OkStatus();
 }
@@ -210,14 +182,16 @@ absl::Status ApplySkipRuns(Options& o, std::string_view v) {
 absl::Status ApplyGpuCount(std::string_view flag, std::string_view v,
                            int* out) {
   std::optional<int64_t> n = ParseInt(v);
-  if (!n || *n < 1 || *n > 4096) return Bad(flag, v, "an integer in [1, 4096]");
+  if (!n || *n < 1 || *n > 4096)
+    return BadValue(flag, v, "an integer in [1, 4096]");
   *out = static_cast<int>(*n);
   return absl::OkStatus();
 }
 
 absl::Status ApplyTop(Options& o, std::string_view v) {
   std::optional<int64_t> n = ParseInt(v);
-  if (!n || *n < 1 || *n > 1000000) return Bad("--top", v, "an integer >= 1");
+  if (!n || *n < 1 || *n > 1000000)
+    return BadValue("--top", v, "an integer >= 1");
   o.report.top = static_cast<int>(*n);
   return absl::OkStatus();
 }
@@ -233,7 +207,7 @@ absl::Status ApplyFormat(Options& o, std::string_view v) {
     return absl::OkStatus();
   }
   absl::StatusOr<engine::report::Format> f = engine::report::ParseFormat(v);
-  if (!f.ok()) return Bad("--format", v, kAllFormats);
+  if (!f.ok()) return BadValue("--format", v, kAllFormats);
   o.format = *f;
   return absl::OkStatus();
 }
@@ -241,23 +215,17 @@ absl::Status ApplyFormat(Options& o, std::string_view v) {
 // Sets `*out` to `v` when it is one of `allowed` ("a|b|c").
 absl::Status ApplyChoice(std::string_view flag, std::string_view allowed,
                          std::string_view v, std::string* out) {
-  size_t start = 0;
-  while (start <= allowed.size()) {
-    size_t bar = allowed.find('|', start);
-    if (bar == std::string_view::npos) bar = allowed.size();
-    if (allowed.substr(start, bar - start) == v) {
-      *out = std::string(v);
-      return absl::OkStatus();
-    }
-    start = bar + 1;
-  }
-  return Bad(flag, v, allowed);
+  absl::StatusOr<std::string> choice = cli::Choice(flag, allowed, v);
+  if (!choice.ok()) return choice.status();
+  *out = *std::move(choice);
+  return absl::OkStatus();
 }
 
 absl::Status ApplyFuse(Options& o, std::string_view v) {
   absl::StatusOr<engine::FusionKinds> kinds = engine::ParseFusionKinds(v);
   if (!kinds.ok()) {
-    return Bad("--fuse", v, "none|epilogue|elementwise|attention|all, or a,b");
+    return BadValue("--fuse", v,
+                    "none|epilogue|elementwise|attention|all, or a,b");
   }
   o.fuse = std::string(v);
   return absl::OkStatus();
@@ -327,7 +295,8 @@ constexpr Flag kFlags[] = {
      "compiled|eager|tensorrt|ort-cpu|mlsysim or a profile file (default: "
      "compiled on a GPU, ort-cpu on a CPU; see --list-runtimes)",
      [](Options& o, std::string_view v) {
-       if (v.empty()) return Bad("--runtime", v, "a runtime name or FILE.json");
+       if (v.empty())
+         return BadValue("--runtime", v, "a runtime name or FILE.json");
        o.runtime = std::string(v);
        return absl::OkStatus();
      }},
@@ -364,7 +333,8 @@ constexpr Flag kFlags[] = {
      [](Options& o, std::string_view v) {
        o.output_path = std::string(v);
        return absl::OkStatus();
-     }},
+     },
+     "--output"},
     {"--list-zoo", "", "print the built-in model zoo and exit",
      [](Options& o, std::string_view) { return SetSwitch(&o.list_zoo); }},
     {"--zoo", "NAME",
@@ -411,7 +381,7 @@ constexpr Flag kFlags[] = {
      [](Options& o, std::string_view v) {
        std::optional<int64_t> n = ParseInt(v);
        if (!n || *n < 1 || *n > (int64_t{1} << 30)) {
-         return Bad("--int4-group", v, "an integer >= 1");
+         return BadValue("--int4-group", v, "an integer >= 1");
        }
        o.int4_group = *n;
        return absl::OkStatus();
@@ -534,17 +504,9 @@ constexpr Flag kFlags[] = {
      [](Options& o, std::string_view) {
        o.help = true;
        return absl::OkStatus();
-     }},
+     },
+     "-h"},
 };
-
-const Flag* FindFlag(std::string_view name) {
-  if (name == "-h") name = "--help";
-  if (name == "--output") name = "-o";
-  for (const Flag& f : kFlags) {
-    if (f.name == name) return &f;
-  }
-  return nullptr;
-}
 
 }  // namespace
 
@@ -557,13 +519,7 @@ std::string UsageText() {
       "Predicts the latency of every layer of an ONNX model on a device with "
       "a\nroofline (compute vs memory bound, plus per-layer and dispatch "
       "taxes).\n\nflags:\n";
-  for (const Flag& f : kFlags) {
-    std::string head(f.name);
-    if (f.name == "-o") head = "-o, --output";
-    if (f.name == "--help") head = "-h, --help";
-    if (!f.value_name.empty()) head += fmt::format(" {}", f.value_name);
-    text += fmt::format("  {:<34} {}\n", head, f.help);
-  }
+  text += cli::HelpLines<Options>(kFlags, 34);
   text +=
       "\nexit status: 0 success, 1 usage error, 2 model, hardware or input "
       "error\n";
@@ -572,49 +528,18 @@ std::string UsageText() {
 
 absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
   Options o;
-  bool positional_only = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string_view arg = args[i];
-    const bool looks_like_flag =
-        !positional_only && arg.size() > 1 && arg[0] == '-';
-    if (!looks_like_flag) {
-      if (!o.model_path.empty()) {
-        return absl::InvalidArgumentError(fmt::format(
-            "unexpected argument '{}' (one model per run; the model is '{}')",
-            arg, o.model_path));
-      }
-      o.model_path = std::string(arg);
-      continue;
-    }
-    if (arg == "--") {
-      positional_only = true;
-      continue;
-    }
-    std::string_view name = arg;
-    std::optional<std::string_view> value;
-    if (const size_t eq = arg.find('=');
-        eq != std::string_view::npos && arg.starts_with("--")) {
-      name = arg.substr(0, eq);
-      value = arg.substr(eq + 1);
-    }
-    const Flag* flag = FindFlag(name);
-    if (flag == nullptr) {
-      return absl::InvalidArgumentError(fmt::format("unknown flag '{}'", name));
-    }
-    if (flag->value_name.empty()) {
-      if (value) {
-        return absl::InvalidArgumentError(
-            fmt::format("{} takes no value", flag->name));
-      }
-    } else if (!value) {
-      if (i + 1 >= args.size()) {
-        return absl::InvalidArgumentError(
-            fmt::format("{} needs a value ({})", flag->name, flag->value_name));
-      }
-      value = args[++i];
-    }
-    if (absl::Status s = flag->apply(o, value.value_or("")); !s.ok()) return s;
-  }
+  absl::Status parsed = cli::ParseFlags<Options>(
+      kFlags, args, o, [&o](std::string_view arg) -> absl::Status {
+        if (!o.model_path.empty()) {
+          return absl::InvalidArgumentError(fmt::format(
+              "unexpected argument '{}' (one model per run; the model is "
+              "'{}')",
+              arg, o.model_path));
+        }
+        o.model_path = std::string(arg);
+        return absl::OkStatus();
+      });
+  if (!parsed.ok()) return parsed;
   if (o.help) return o;
   if (o.list_hw) {
     if (!o.model_path.empty()) {

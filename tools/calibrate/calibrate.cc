@@ -13,6 +13,8 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/report/text_table.h"
+#include "engine/report/units.h"
 #include "fmt/format.h"
 
 namespace ridgeline::calibrate {
@@ -367,27 +369,37 @@ engine::Hardware MakeHostHardware(const HostInfo& info, const Measurements& m,
 }
 
 std::string FormatMeasurements(const HostInfo& info, const Measurements& m) {
-  std::string out;
-  out += fmt::format("host: {} ({} hardware threads, {:.1f} GiB memory)\n",
-                     info.cpu_model.empty() ? "unknown CPU" : info.cpu_model,
-                     info.hardware_threads, info.memory_bytes / (1u << 30));
+  namespace report = engine::report;
+  report::TextTable table;
+  table.headers = {"measurement", "threads", "best",
+                   "median",      "runs",    "kernel"};
+  table.right_align = {false, true, true, true, true, false};
   for (const FlopsResult* f : {&m.flops_1, &m.flops_all}) {
-    out += fmt::format(
-        "fp32 FMA peak, {} thread(s): {:9.2f} GFLOP/s  (best of {}, {}; 1 "
-        "FMA = 2 FLOPs)\n",
-        f->threads, f->flops_per_s / 1e9, f->repetitions, f->isa);
+    table.rows.push_back({"fp32 FMA peak", std::to_string(f->threads),
+                          report::FormatSi(f->flops_per_s, "FLOP/s"), "-",
+                          std::to_string(f->repetitions), f->isa});
   }
   for (const BandwidthResult* b : {&m.bandwidth_1, &m.bandwidth_all}) {
-    out += fmt::format(
-        "triad bandwidth, {} thread(s): {:9.2f} GB/s  (best of {}, median "
-        "{:.2f} GB/s; 1 GB = 1e9 bytes, STREAM byte counting)\n",
-        b->threads, b->bytes_per_s / 1e9, b->passes,
-        b->median_bytes_per_s / 1e9);
+    table.rows.push_back({"triad bandwidth", std::to_string(b->threads),
+                          report::FormatSi(b->bytes_per_s, "B/s"),
+                          report::FormatSi(b->median_bytes_per_s, "B/s"),
+                          std::to_string(b->passes), "STREAM triad"});
   }
+  report::Items notes = {
+      {"conventions",
+       "best and median of the runs; 1 FMA = 2 FLOPs; triad bytes as STREAM "
+       "counts them (24 per element); decimal prefixes (1 GB = 1e9 B)"}};
   if (!m.load_average.empty()) {
-    out += fmt::format("load average at start: {}\n", m.load_average);
+    notes.emplace_back("load average at start", m.load_average);
   }
-  return out;
+  return report::RenderItems(
+             {{"host", fmt::format("{} ({} hardware threads, {} memory)",
+                                   info.cpu_model.empty() ? "unknown CPU"
+                                                          : info.cpu_model,
+                                   info.hardware_threads,
+                                   report::FormatSi(info.memory_bytes, "B"))}},
+             "") +
+         report::RenderText(table) + report::RenderItems(notes, "");
 }
 
 std::string TodayUtc() {

@@ -95,7 +95,9 @@ engine::Hardware MakeHostHardware(const HostInfo& info, const Measurements& m,
                                   const CalibrateOptions& options,
                                   std::string_view date);
 
-// A human-readable summary of the measurements.
+// A human-readable summary of the measurements: the host, one table row per
+// measurement (report::TextTable, numbers from report/units.h), the
+// conventions and the load average.
 std::string FormatMeasurements(const HostInfo& info, const Measurements& m);
 
 // Today's UTC date, "YYYY-MM-DD".
