@@ -5,11 +5,20 @@
 // quantization; no efficiency or tax flags. Multi-GPU rows carry tp=T and
 // pp=P in the dims field (passed as --tp / --pp).
 //
+// Serving rows (metric serve_output_tokens_per_s_per_gpu) run the decode
+// zoo entry with --serve: the batch column is the concurrency B, dims
+// prompt=N (--prompt) and osl=L, the output tokens per request as a
+// benchmark counts them. The first of them comes out of the prefill (the
+// context phase), so the run generates L - 1 more (--generate L-1: L - 1
+// decode steps, README "Serving"), and the prediction is B x L / (TTFT +
+// the decode steps) / GPUs (tp x pp).
+//
 //   accuracy bench/accuracy/references.tsv [--format md] [--max-median F]
 //
 // --max-median F: exit 1 when the median |error| of the rows on their own
 // runtime profile exceeds F (a fraction); CTest runs it with 0.15.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -33,6 +42,13 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   while (std::getline(in, cur, sep)) out.push_back(cur);
   if (!s.empty() && s.back() == sep) out.emplace_back();
   return out;
+}
+
+// A decimal integer >= 1, or 0 when `s` is not one.
+int64_t PositiveInt(const std::string& s) {
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && end == s.data() + s.size() && v > 0 ? v : 0;
 }
 
 int Fail(const std::string& message) {
@@ -117,10 +133,19 @@ int main(int argc, char** argv) {
   }
   for (const Row& r : rows) {
     const bool own_runtime = r.runtime.rfind("other:", 0) != 0;
-    std::vector<std::string> args = {
-        "--zoo",       r.model,     "--hw",    r.hw,
-        "--precision", r.precision, "--batch", std::to_string(r.batch),
-        "--format",    "json"};
+    const bool serve = r.metric == "serve_output_tokens_per_s_per_gpu";
+    std::vector<std::string> args = {"--zoo",
+                                     r.model,
+                                     "--hw",
+                                     r.hw,
+                                     "--precision",
+                                     r.precision,
+                                     serve ? "--concurrency" : "--batch",
+                                     std::to_string(r.batch),
+                                     "--format",
+                                     "json"};
+    if (serve) args.push_back("--serve");
+    int64_t osl = 0, gpus = 1;
     if (own_runtime) {
       args.push_back("--runtime");
       args.push_back(r.runtime);
@@ -129,10 +154,23 @@ int main(int argc, char** argv) {
       for (const std::string& d : Split(r.dims, ',')) {
         const size_t eq = d.find('=');
         const std::string key = d.substr(0, eq);
-        if (key == "int4_group" || key == "tp" || key == "pp") {
-          // Flags, not dims: --int4-group, --tp, --pp.
+        const std::string value = d.substr(eq + 1);
+        if (key == "osl") {
+          // L output tokens: the prefill's and L - 1 decode steps.
+          osl = PositiveInt(value);
+          if (osl < 2) return Fail(fmt::format("{}: osl must be >= 2", r.id));
+          args.push_back("--generate");
+          args.push_back(std::to_string(osl - 1));
+        } else if (key == "int4_group" || key == "tp" || key == "pp" ||
+                   key == "prompt") {
+          // Flags, not dims: --int4-group, --tp, --pp, --prompt.
           args.push_back(key == "int4_group" ? "--int4-group" : "--" + key);
-          args.push_back(d.substr(eq + 1));
+          args.push_back(value);
+          if (key == "tp" || key == "pp") {
+            const int64_t n = PositiveInt(value);
+            if (n < 1) return Fail(fmt::format("{}: bad {}", r.id, d));
+            gpus *= n;
+          }
         } else {
           args.push_back("--dim");
           args.push_back(d);
@@ -144,6 +182,9 @@ int main(int argc, char** argv) {
       args.push_back("--weights");
       args.push_back(r.weights);
     }
+    if (serve && osl == 0) {
+      return Fail(fmt::format("{}: a serving row needs osl=L", r.id));
+    }
     std::ostringstream out, err;
     const int rc = ridgeline::tools::analyze::AnalyzeMain(args, out, err);
     if (rc != 0) {
@@ -151,12 +192,15 @@ int main(int argc, char** argv) {
     }
     const nlohmann::json j = nlohmann::json::parse(out.str());
     const double latency =
-        quantized ? j["quantize"]["summary"]["latency_s"].get<double>()
-                  : j["summary"]["latency_s"].get<double>();
+        serve       ? j["serve"]["request_latency_s"].get<double>()
+        : quantized ? j["quantize"]["summary"]["latency_s"].get<double>()
+                    : j["summary"]["latency_s"].get<double>();
     const bool rate =
         r.metric == "tokens_per_s" || r.metric == "throughput_per_s";
-    const double predicted =
-        rate ? static_cast<double>(r.batch) / latency : latency;
+    const double predicted = serve ? static_cast<double>(r.batch * osl) /
+                                         latency / static_cast<double>(gpus)
+                             : rate ? static_cast<double>(r.batch) / latency
+                                    : latency;
     const double error = predicted / r.measured - 1;
     (own_runtime ? gated : other).push_back(std::abs(error));
     const std::string runtime = own_runtime ? r.runtime : r.runtime + "*";
