@@ -432,7 +432,7 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     }
     explicit_peak = PeakChoice{std::string(p->name), *peak,
                                fmt::format("--precision {}", p->name)};
-    float_repricer.emplace(p->element_bytes);
+    float_repricer.emplace(*p);
     pricer = &*float_repricer;
   }
   if (options.pricer != nullptr) pricer = options.pricer;

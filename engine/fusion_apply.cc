@@ -219,7 +219,7 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
       return absl::InvalidArgumentError(
           fmt::format("unknown precision '{}'", options.precision));
     }
-    const FloatRepricer repricer(p->element_bytes);
+    const FloatRepricer repricer(*p);
     return ApplyFusion(unfused, plan, graph, &repricer);
   }
   return ApplyFusion(unfused, plan, graph,

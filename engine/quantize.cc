@@ -368,7 +368,7 @@ absl::StatusOr<QuantizedRun> QuantizedRunOptions(const graph::Graph& graph,
   const TensorPricer* base_pricer = base.pricer;
   if (base_pricer == nullptr && !base.precision.empty()) {
     if (const Precision* p = FindPrecision(base.precision)) {
-      float_repricer.emplace(p->element_bytes);
+      float_repricer.emplace(*p);
       base_pricer = &*float_repricer;
     }
   }

@@ -175,7 +175,7 @@ absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
       return absl::InvalidArgumentError(
           fmt::format("unknown precision '{}'", in.options.precision));
     }
-    p->repricer.emplace(precision->element_bytes);
+    p->repricer.emplace(*precision);
     p->pricer = &*p->repricer;
   }
   if (in.options.pricer != nullptr) p->pricer = in.options.pricer;

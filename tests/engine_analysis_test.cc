@@ -5,6 +5,7 @@
 #include "engine/activation_memory.h"
 #include "engine/analysis.h"
 #include "engine/precision.h"
+#include "engine/precision_pricer.h"
 #include "gtest/gtest.h"
 #include "tests/engine_test_util.h"
 
@@ -212,6 +213,66 @@ TEST(EngineAnalysisTest, PrecisionRepricesFloatTensorsAndPicksItsPeak) {
 
   o.precision = "fp12";
   EXPECT_FALSE(Analyze(g, ToyHardware(), o).ok());
+}
+
+TEST(PrecisionPricerTest, Fp8IsWeightsAndKvCacheOnlyInt8IsEveryFloat) {
+  // w[10,10] f32 weight, bias[10] f32 weight (rank 1), past_key[1,2,5] f32
+  // KV-cache input, x[100] f32 activation, idx[10] int64 weight.
+  graph::Graph g;
+  auto add = [&g](std::string name, graph::DType dtype, graph::Dims dims,
+                  graph::TensorKind kind) {
+    return *g.AddTensor({.name = std::move(name),
+                         .dtype = dtype,
+                         .dims = std::move(dims),
+                         .shape_known = true,
+                         .kind = kind});
+  };
+  using graph::DType;
+  using graph::TensorKind;
+  const int x = add("x", DType::kFloat32, {100}, TensorKind::kGraphInput);
+  const int w = add("w", DType::kFloat32, {10, 10}, TensorKind::kInitializer);
+  const int bias = add("bias", DType::kFloat32, {10}, TensorKind::kInitializer);
+  const int past =
+      add("past_key", DType::kFloat32, {1, 2, 5}, TensorKind::kGraphInput);
+  const int idx = add("idx", DType::kInt64, {10}, TensorKind::kInitializer);
+  const int out = add("out", DType::kFloat32, {100}, TensorKind::kActivation);
+  (void)g.AddNode({.name = "p",
+                   .op_type = "P",
+                   .inputs = {x, w, bias, past, idx},
+                   .outputs = {out}});
+  g.MarkOutput(out);
+  ASSERT_TRUE(g.Finalize().ok());
+  auto bytes = [&g](const TensorPricer& p, int t) {
+    return p.ElementBytes(g, g.tensor(t));
+  };
+  // fp8 (TensorRT-LLM's FP8 recipe): matrices and the KV cache at 1 B,
+  // activations and rank-1 weights (biases, norm scales) at 2 B (16-bit).
+  const FloatRepricer fp8(*FindPrecision("fp8"));
+  EXPECT_EQ(bytes(fp8, w), 1);
+  EXPECT_EQ(bytes(fp8, past), 1);
+  EXPECT_EQ(bytes(fp8, x), 2);
+  EXPECT_EQ(bytes(fp8, out), 2);
+  EXPECT_EQ(bytes(fp8, bias), 2);
+  EXPECT_EQ(bytes(fp8, idx), 8);
+  // int8 (TensorRT's INT8 mode) and the float precisions: every float.
+  const FloatRepricer int8(*FindPrecision("int8"));
+  const FloatRepricer bf16(*FindPrecision("bf16"));
+  for (int t : {x, w, bias, past, out}) {
+    EXPECT_EQ(bytes(int8, t), 1) << g.tensor(t).name;
+    EXPECT_EQ(bytes(bf16, t), 2) << g.tensor(t).name;
+  }
+  EXPECT_EQ(bytes(int8, idx), 8);
+  // The analysis at fp8 by hand: read x 100 x 2 + w 100 x 1 + bias 10 x 2 +
+  // past 10 x 1 + idx 10 x 8 = 410 B, write out 100 x 2 = 200 B.
+  Hardware hw = ToyHardware();
+  hw.peak_flops_per_s["fp8"] = 4000;
+  const CounterRegistry r = ToyRegistry();
+  AnalyzeOptions o = ToyOptions();
+  o.precision = "fp8";
+  o.registry = &r;
+  absl::StatusOr<Analysis> a = Analyze(g, hw, o);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_NEAR(a->summary.bytes, 610, kTol);
 }
 
 TEST(EngineAnalysisTest, ModelDTypePeakFallsBackOnlyByTheDocumentedRule) {

@@ -450,6 +450,28 @@ TEST(ExecutionModel, DynamicFp8QuantizesEachGemmInputAtRunTime) {
               c["summary"]["latency_s"].get<double>(), 1e-9);
 }
 
+TEST(ExecutionModel, Fp8KeepsTheAllReduceMessagesAndActivationsAt16Bit) {
+  // TensorRT-LLM's FP8 recipe: fp8 GEMMs and KV cache, the rest 16-bit. The
+  // tensor-parallel all-reduce of Llama-3.1-8B's o_proj / down_proj output
+  // at one decode token is 1 x 4096 elements x 2 B = 8,192 B on 8 GPUs (as
+  // at bf16), not 4,096 B. The KV cache is 1 B per element: 32 layers x 8
+  // KV heads x 128 x 2 (K, V) x 1 B = 65,536 B per token.
+  const nlohmann::json j =
+      RunJson({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision",
+               "fp8", "--tp", "8", "--runtime", "tensorrt"});
+  int all_reduce = 0;
+  for (const auto& l : j["layers"]) {
+    if (l["op"] != "AllReduce") continue;
+    ++all_reduce;
+    EXPECT_EQ(l["message_bytes"].get<double>(), 8192) << l["name"];
+  }
+  EXPECT_EQ(all_reduce, 64);
+  const nlohmann::json s =
+      RunJson({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision",
+               "fp8", "--serve", "--prompt", "16", "--generate", "2"});
+  EXPECT_EQ(s["serve"]["kv_bytes_per_token"].get<double>(), 65536);
+}
+
 TEST(ExecutionModel, SiblingGemmsRunAsOneGemm) {
   // llama-3.1-8b decode, bf16, compiled: per layer Q/K/V (same input) and
   // gate/up merge: 2 x 32 = 64 merged kernels. The QKV kernel reads the

@@ -37,7 +37,7 @@ graph::Graph MustImport(std::string_view name, int64_t batch,
 }
 
 TEST(Serve, KvBytesPerTokenByHand) {
-  const FloatRepricer bf16(2.0);
+  const FloatRepricer bf16(*FindPrecision("bf16"));
   // Llama-3.1-8B: 32 layers x 8 KV heads x head dim 128 x 2 B x (K and V).
   graph::Graph g = MustImport("llama-3.1-8b-decode", 1, {});
   absl::StatusOr<KvCache> kv = FindKvCache(g, 2048, bf16);
