@@ -283,8 +283,9 @@ constexpr Flag kFlags[] = {
      "evaluator folds: If conditions, shape arithmetic (repeatable)",
      ApplyInputValue},
     {"--precision", "P",
-     "re-price every floating tensor at P and use P's peak: fp32|tf32|fp16|"
-     "bf16|fp8|int8|int4 (default: the model's dtypes)",
+     "re-price floating tensors at P and use P's peak: fp32|tf32|fp16|bf16|"
+     "int8|int4 every one, fp8 the weights and the KV cache (activations "
+     "stay 16-bit, as LLM runtimes run FP8) (default: the model's dtypes)",
      ApplyPrecision},
     {"--flops-per-mac", "1|2",
      "FLOPs counted per multiply-accumulate (default 2, the vendors' "
