@@ -45,7 +45,7 @@ std::string RenderFusionText(const FusionResult& result,
                      "latency", "fused", "saved",   "bound", "roofline"};
     table.right_align = {false, false, false, true,  true, true,
                          true,  true,  true,  false, false};
-    table.max_width = report::kMaxTableWidth;
+    table.max_width = options.max_width;
     for (size_t i = 0; i < shown; ++i) {
       const GroupResult& g = result.groups[order[i]];
       table.rows.push_back({g.name, std::string(FusionKindName(g.kind)),

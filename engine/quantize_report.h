@@ -4,9 +4,11 @@
 #ifndef RIDGELINE_ENGINE_QUANTIZE_REPORT_H_
 #define RIDGELINE_ENGINE_QUANTIZE_REPORT_H_
 
+#include <cstddef>
 #include <string>
 
 #include "engine/quantize.h"
+#include "engine/report/text_table.h"
 #include "nlohmann/json.hpp"
 
 namespace ridgeline::engine {
@@ -15,6 +17,9 @@ struct QuantizeTableOptions {
   // Layers listed, largest saving first; the rest are summed in an "other"
   // row. 0 lists all.
   int top = 25;
+  // The widest table line (the terminal's width, or 160 when the output is
+  // not a terminal); long names are elided in the middle.
+  size_t max_width = report::kMaxTableWidth;
 };
 
 std::string RenderQuantizeText(const QuantizeResult& result,

@@ -64,7 +64,7 @@ absl::StatusOr<std::string> MeasuredText(const RunContext& ctx) {
   if (!c.ok()) return c.status();
   std::string text = engine::FormatComparison(
       ctx.analysis, *c,
-      {.top = ctx.options->report.top, .max_width = ctx.options->report.width});
+      {.top = ctx.options->report.top, .max_width = ctx.table_width});
   if (ctx.options->fit) {
     absl::StatusOr<std::string> fit = Fit(ctx, *c);
     if (!fit.ok()) return fit.status();

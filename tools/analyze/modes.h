@@ -17,6 +17,7 @@
 #include "engine/analysis.h"
 #include "engine/hardware.h"
 #include "engine/report/html.h"
+#include "engine/report/text_table.h"
 #include "engine/whole_model.h"
 #include "graph/graph.h"
 #include "importers/onnx_importer.h"
@@ -41,6 +42,10 @@ struct RunContext {
   engine::AnalyzeOptions analyze;  // the options the analysis ran with
   engine::Analysis analysis;
   std::ostream* err = nullptr;  // warnings
+  // The widest line of every text table (the layers, what-ifs, measured
+  // comparison): the terminal's width when the report goes to one, else
+  // report::kMaxTableWidth (160). Names are elided in the middle to fit.
+  size_t table_width = engine::report::kMaxTableWidth;
   // Every warning printed on `err` (without the "analyze: warning: "
   // prefix); the JSON report lists them under "warnings".
   std::vector<std::string>* warnings = nullptr;

@@ -61,6 +61,18 @@ int64_t GraphBatch(const RunContext& ctx) {
   return g.batch.value;
 }
 
+// The widest text-table line: the terminal's width when the report goes to
+// standard output and that is a terminal, else 160 columns.
+size_t TableWidth(const Options& o, const std::ostream& out) {
+  if (o.output_path.empty() && &out == &std::cout && isatty(STDOUT_FILENO)) {
+    struct winsize size {};
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) {
+      return size.ws_col;
+    }
+  }
+  return engine::report::kMaxTableWidth;
+}
+
 // True when a feature mode adds to the report.
 bool AnyMode(const Options& o) {
   return o.whole_model || !o.sweep.empty() || !o.fuse.empty() ||
@@ -226,6 +238,7 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
   ctx.catalog = &*catalog;
   ctx.err = &err;
   ctx.warnings = &warnings;
+  ctx.table_width = TableWidth(options, out);
   if (options.hw.empty()) {
     ctx.hw = *from_file;
   } else {
@@ -303,13 +316,7 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
   } else {
     std::ostringstream text;
     engine::report::ReportOptions layout = options.report;
-    if (options.output_path.empty() && &out == &std::cout &&
-        isatty(STDOUT_FILENO)) {
-      struct winsize size {};
-      if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) {
-        layout.width = size.ws_col;  // the terminal's width
-      }
-    }
+    layout.width = ctx.table_width;
     engine::report::WriteReport(ctx.analysis, options.format, layout, text);
     report = text.str();
     if (AnyMode(options)) {

@@ -80,11 +80,13 @@ absl::StatusOr<std::string> WhatIfText(const RunContext& ctx) {
   const int top = ctx.options->report.top;
   std::string text;
   if (r->quantize) {
-    text += engine::RenderQuantizeText(*r->quantize, {.top = top});
+    text += engine::RenderQuantizeText(
+        *r->quantize, {.top = top, .max_width = ctx.table_width});
   }
   if (r->fusion) {
     if (!text.empty()) text += "\n";
-    text += engine::RenderFusionText(*r->fusion, {.top = top});
+    text += engine::RenderFusionText(
+        *r->fusion, {.top = top, .max_width = ctx.table_width});
   }
   if (r->what_if) {
     if (!text.empty()) text += "\n";
