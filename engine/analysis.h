@@ -128,6 +128,17 @@ struct KernelResult {
   Bound bound = Bound::kNone;
 };
 
+// What tensor parallelism does to one graph node (engine/parallel): the
+// share of its activation inputs, weight inputs and outputs one GPU reads
+// and writes (1: whole, 1/tp: split), and whether a collective follows it
+// (its output is a partial sum or a shard; no fused kernel spans it).
+struct NodeShare {
+  double activations_read = 1;
+  double weights_read = 1;
+  double written = 1;
+  bool collective_after = false;
+};
+
 // What --tp / --pp add to the summary (engine/parallel/sharding.h).
 struct ParallelSummary {
   int gpus = 1;  // tp x pp x ep
@@ -155,6 +166,9 @@ struct ParallelSummary {
   double bubble_fraction = 0;
   double throughput_per_s = 0;  // M x batch / pipeline_latency_s
   std::string lm_head;          // what was assumed for the LM head
+  // With tp > 1 (empty otherwise): per graph node, how tensor parallelism
+  // split it. The fusion what-if prices fused groups with it.
+  std::vector<NodeShare> node_shares;
 };
 
 struct Summary {

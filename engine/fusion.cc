@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
@@ -107,14 +108,21 @@ std::string_view FusionKindName(FusionKind kind) {
 }
 
 absl::StatusOr<FusionPlan> PlanFusion(const graph::Graph& graph,
-                                      FusionKinds kinds) {
+                                      FusionKinds kinds,
+                                      std::span<const int> barriers) {
   if (graph.topological_order().size() != graph.nodes().size() ||
       boost::num_vertices(graph.boost_graph()) != graph.nodes().size()) {
     return absl::FailedPreconditionError(
         "PlanFusion needs a finalized graph (Graph::Finalize)");
   }
+  for (int t : barriers) {
+    if (t < 0 || t >= static_cast<int>(graph.tensors().size())) {
+      return absl::InvalidArgumentError(fmt::format(
+          "PlanFusion: barrier tensor {} of {}", t, graph.tensors().size()));
+    }
+  }
   fusion::RuleContext context(graph);
-  fusion::GroupBuilder builder(graph);
+  fusion::GroupBuilder builder(graph, barriers);
   if (kinds.attention) {
     fusion::ApplyAttentionRule(context, builder);
     fusion::DropTrivialGroups(context, FusionKind::kAttention, builder);
@@ -155,6 +163,20 @@ absl::StatusOr<FusionPlan> PlanFusion(const graph::Graph& graph,
     }
   }
   return plan;
+}
+
+std::vector<int> CollectiveTensors(const graph::Graph& graph,
+                                   const Analysis& analysis) {
+  std::vector<int> tensors;
+  if (!analysis.summary.parallel) return tensors;
+  const std::vector<NodeShare>& shares = analysis.summary.parallel->node_shares;
+  for (size_t n = 0; n < shares.size() && n < graph.nodes().size(); ++n) {
+    if (!shares[n].collective_after) continue;
+    for (int out : graph.node(static_cast<int>(n)).outputs) {
+      if (out >= 0) tensors.push_back(out);
+    }
+  }
+  return tensors;
 }
 
 absl::Status ValidateFusionPlan(const graph::Graph& graph,
@@ -282,7 +304,7 @@ GroupBoundary ComputeGroupBoundary(const graph::Graph& graph,
     return p >= 0 && in_group.contains(p);
   };
   GroupBoundary boundary;
-  absl::flat_hash_set<int> seen_in;
+  absl::flat_hash_map<int, size_t> seen_in;  // tensor -> index in inputs
   absl::flat_hash_set<int> seen_out;
   for (int m : members) {
     const graph::Node& node = graph.node(m);
@@ -290,9 +312,14 @@ GroupBoundary ComputeGroupBoundary(const graph::Graph& graph,
       for (int in : node.inputs) {
         if (in < 0) continue;
         const int r = root(in);
-        if (!produced_inside(r) && seen_in.insert(r).second) {
+        if (produced_inside(r)) continue;
+        auto [it, added] = seen_in.try_emplace(r, boundary.inputs.size());
+        if (added) {
           boundary.inputs.push_back(r);
+          boundary.readers.emplace_back();
         }
+        std::vector<int>& readers = boundary.readers[it->second];
+        if (readers.empty() || readers.back() != m) readers.push_back(m);
       }
     }
     for (int out : node.outputs) {

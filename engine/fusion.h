@@ -34,6 +34,7 @@
 #define RIDGELINE_ENGINE_FUSION_H_
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,9 +74,20 @@ struct FusionPlan {
 
 // Groups the graph's nodes with the rules in `kinds`. Nodes of If/Loop
 // bodies and nodes whose outputs are folded shape computations are never
-// grouped. Fails only if the graph is not finalized.
+// grouped. No group holds both the producer and a consumer of a tensor in
+// `barriers` (a collective sits on it: CollectiveTensors). Fails only if the
+// graph is not finalized.
 absl::StatusOr<FusionPlan> PlanFusion(const graph::Graph& graph,
-                                      FusionKinds kinds);
+                                      FusionKinds kinds,
+                                      std::span<const int> barriers = {});
+
+// The tensors a collective of `analysis` sits on: the outputs of the nodes a
+// tensor-parallel all-reduce (row-parallel MatMuls, MoE layers) or
+// all-gather (a split LM head) follows. A real runtime cannot fuse across
+// them: the row-parallel output is a partial sum until it is all-reduced.
+// Empty when `analysis` is not tensor-parallel.
+std::vector<int> CollectiveTensors(const graph::Graph& graph,
+                                   const Analysis& analysis);
 
 // Checks a plan's invariants: groups are disjoint, each is connected (through
 // tensors between members, direction ignored), and the graph of groups is
@@ -91,6 +103,8 @@ struct GroupBoundary {
   std::vector<int> inputs;   // read by a member, produced outside the group
   std::vector<int> outputs;  // produced by a member, consumed outside the
                              // group or a graph output
+  // Per input: the members (not pure views) that read it.
+  std::vector<std::vector<int>> readers;
 };
 GroupBoundary ComputeGroupBoundary(const graph::Graph& graph,
                                    const std::vector<int>& members);
@@ -100,7 +114,11 @@ GroupBoundary ComputeGroupBoundary(const graph::Graph& graph,
 // group with a reduction is a reduction kernel; the members' FLOPs; the
 // bytes of the tensors entering the members (each read once) and leaving
 // them, priced by `pricer`. `layers` / `layer_of` are an analysis' layers and
-// the index of each node's layer.
+// the index of each node's layer. With `shares` (a tensor-parallel
+// analysis' ParallelSummary::node_shares) the kernel is one GPU's: FLOPs
+// and the GEMM shape come from the sharded layers, an input's bytes are
+// scaled by the largest share its readers read (activation or weight), an
+// output's by its producer's written share.
 struct FusedKernel {
   KernelWork work;
   double bytes_read = 0;
@@ -110,7 +128,8 @@ FusedKernel FusedKernelOf(const graph::Graph& graph, const FusionGroup& group,
                           const std::vector<int>& members,
                           const std::vector<LayerResult>& layers,
                           const std::vector<int>& layer_of,
-                          const TensorPricer& pricer, double flops_per_mac);
+                          const TensorPricer& pricer, double flops_per_mac,
+                          std::span<const NodeShare> shares = {});
 
 // One group, before (each member its own kernel, as in the unfused
 // analysis) and after fusion. Times in seconds, bytes in bytes, FLOPs in the
@@ -177,6 +196,13 @@ struct FusionResult {
   // as they are (no saving).
   int64_t runtime_fused_groups = 0;
   double flops_per_mac = 2;  // the FLOP convention of `flops`
+  // Tensor parallel (the analysis sharded with --tp): the GPUs; groups,
+  // FLOPs, bytes and kernels are then one GPU's, the latencies one inference
+  // of the whole sharded model with its collectives (collective_s, their
+  // time, unchanged by fusion).
+  int gpus = 1;
+  int tp = 1;
+  double collective_s = 0;
 };
 
 // Prices `plan` against the unfused analysis of the same graph. `pricer` must
@@ -185,8 +211,11 @@ struct FusionResult {
 // uses the analysis' own roofline: T_compute = FLOPs / (peak * compute
 // efficiency), T_memory = bytes / (bandwidth * memory efficiency), latency =
 // max + per-layer tax, with the per-op efficiencies of the hardware entry
-// taken from the group's anchor op. Fails if a member has no layer in the
-// analysis.
+// taken from the group's anchor op. A tensor-parallel analysis
+// (ShardAnalysis with tp > 1) is fused per GPU (FusedKernelOf with its node
+// shares); its plan must come from PlanFusion with its CollectiveTensors.
+// Fails if a member has no layer in the analysis, if a group spans a
+// collective, or if the analysis is pipeline- or expert-parallel.
 absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
                                          const FusionPlan& plan,
                                          const graph::Graph& graph,

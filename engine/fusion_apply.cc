@@ -1,6 +1,8 @@
 // ApplyFusion: re-prices the groups of a FusionPlan against an unfused
 // analysis (declared in engine/fusion.h).
 #include <algorithm>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,7 +39,8 @@ FusedKernel FusedKernelOf(const graph::Graph& graph, const FusionGroup& group,
                           const std::vector<int>& members,
                           const std::vector<LayerResult>& layers,
                           const std::vector<int>& layer_of,
-                          const TensorPricer& pricer, double flops_per_mac) {
+                          const TensorPricer& pricer, double flops_per_mac,
+                          std::span<const NodeShare> shares) {
   FusedKernel fused;
   KernelWork& w = fused.work;
   const LayerResult& anchor = layers[layer_of[group.anchor]];
@@ -59,13 +62,26 @@ FusedKernel FusedKernelOf(const graph::Graph& graph, const FusionGroup& group,
   }
   PlaceFlopsByClass(&w);
   const GroupBoundary boundary = ComputeGroupBoundary(graph, members);
-  for (int t : boundary.inputs) {
-    const double bytes = pricer.TensorBytes(graph, graph.tensor(t));
+  for (size_t i = 0; i < boundary.inputs.size(); ++i) {
+    const int t = boundary.inputs[i];
+    const bool weight = counters::IsWeight(graph, graph.tensor(t));
+    double share = 1;
+    if (!shares.empty()) {
+      share = 0;
+      for (int reader : boundary.readers[i]) {
+        const NodeShare& s = shares[reader];
+        share = std::max(share, weight ? s.weights_read : s.activations_read);
+      }
+    }
+    const double bytes = pricer.TensorBytes(graph, graph.tensor(t)) * share;
     fused.bytes_read += bytes;
-    if (counters::IsWeight(graph, graph.tensor(t))) w.weight_bytes += bytes;
+    if (weight) w.weight_bytes += bytes;
   }
   for (int t : boundary.outputs) {
-    fused.bytes_written += pricer.TensorBytes(graph, graph.tensor(t));
+    const int producer = graph.tensor(t).producer;
+    const double share =
+        shares.empty() || producer < 0 ? 1.0 : shares[producer].written;
+    fused.bytes_written += pricer.TensorBytes(graph, graph.tensor(t)) * share;
   }
   w.bytes = fused.bytes_read + fused.bytes_written;
   return fused;
@@ -79,9 +95,32 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
   const TensorPricer& price = pricer != nullptr ? *pricer : default_pricer;
   const Assumptions& a = unfused.assumptions;
 
+  // Tensor parallel: every kernel is one GPU's; pipeline stages and expert
+  // parallelism are not fused.
+  std::span<const NodeShare> shares;
+  FusionResult result;
+  if (const std::optional<ParallelSummary>& p = unfused.summary.parallel) {
+    if (p->pp > 1 || p->ep > 1) {
+      return absl::InvalidArgumentError(fmt::format(
+          "the fusion what-if is sharded with --tp only, not with --pp ({}) "
+          "or --ep ({})",
+          p->pp, p->ep));
+    }
+    if (p->tp > 1 && p->node_shares.size() != graph.nodes().size()) {
+      return absl::InvalidArgumentError(
+          "the tensor-parallel analysis is of another graph");
+    }
+    shares = p->node_shares;
+    result.gpus = p->gpus;
+    result.tp = p->tp;
+    result.collective_s = p->collective_s;
+  }
   std::vector<int> layer_of(graph.nodes().size(), -1);
   for (size_t i = 0; i < unfused.layers.size(); ++i) {
     const int node = unfused.layers[i].node;
+    // Collective layers (a sharded analysis') have no node and stay as they
+    // are: fusion changes neither their messages nor their time.
+    if (node < 0 && unfused.layers[i].message_bytes > 0) continue;
     if (node < 0 || node >= static_cast<int>(graph.nodes().size())) {
       return absl::InvalidArgumentError(
           fmt::format("layer '{}' names node {}, which the graph does not have",
@@ -90,12 +129,32 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
     layer_of[node] = static_cast<int>(i);
   }
 
-  FusionResult result;
   result.kinds = plan.kinds;
   result.flops_per_mac = a.flops_per_mac;
   result.latency_unfused_s = unfused.summary.latency_s;
-  for (const LayerResult& layer : unfused.layers)
-    result.bytes_unfused += layer.bytes;
+  for (const LayerResult& layer : unfused.layers) {
+    if (layer.node >= 0) result.bytes_unfused += layer.bytes;
+  }
+  // No group may span a collective (PlanFusion with CollectiveTensors).
+  const std::vector<int> collective_tensors = CollectiveTensors(graph, unfused);
+  std::vector<int> group_of(
+      collective_tensors.empty() ? 0 : graph.nodes().size(), -1);
+  for (size_t g = 0; g < plan.groups.size() && !group_of.empty(); ++g) {
+    for (int m : plan.groups[g].members) group_of[m] = static_cast<int>(g);
+  }
+  for (int t : collective_tensors) {
+    const int producer = graph.tensor(t).producer;
+    const int g = producer >= 0 ? group_of[producer] : -1;
+    if (g < 0) continue;
+    for (int c : graph.tensor(t).consumers) {
+      if (group_of[c] == g) {
+        return absl::InvalidArgumentError(fmt::format(
+            "fusion group '{}' spans the collective after '{}'; plan it with "
+            "PlanFusion(graph, kinds, CollectiveTensors(graph, analysis))",
+            plan.groups[g].name, NodeLabel(graph, producer)));
+      }
+    }
+  }
   result.kernels_unfused = static_cast<int64_t>(unfused.kernels.size());
   result.bytes = result.bytes_unfused;
   result.kernels = result.kernels_unfused;
@@ -162,7 +221,7 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
 
     const FusedKernel fused =
         FusedKernelOf(graph, group, group.members, unfused.layers, layer_of,
-                      price, a.flops_per_mac);
+                      price, a.flops_per_mac, shares);
     g.bytes_read = fused.bytes_read;
     g.bytes_written = fused.bytes_written;
     g.weight_bytes = fused.work.weight_bytes;
@@ -179,7 +238,22 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
 
     result.bytes += g.bytes - g.bytes_unfused;
     if (!member_kernels.empty()) {
-      result.kernels -= static_cast<int64_t>(member_kernels.size()) - 1;
+      // The fused kernel replaces the member kernels the group holds whole;
+      // a kernel it holds only part of (a runtime epilogue whose residual
+      // Add the group takes across an all-reduce) still runs.
+      int64_t replaced = 0;
+      for (int k : member_kernels) {
+        bool whole = true;
+        for (int li : unfused.kernels[k].layers) {
+          const int node = unfused.layers[li].node;
+          if (std::find(group.members.begin(), group.members.end(), node) ==
+              group.members.end()) {
+            whole = false;
+          }
+        }
+        replaced += whole;
+      }
+      result.kernels -= replaced - 1;
     }
     result.saved_s += g.saved_s;
     if (g.roof_bound_unfused == Bound::kMemory &&

@@ -31,6 +31,14 @@ std::string RenderFusionText(const FusionResult& result,
       "Fusion what-if (--fuse {}): {} groups; FLOPs at {} FLOPs per MAC\n",
       FusionKindsName(result.kinds), result.groups.size(),
       result.flops_per_mac);
+  if (result.gpus > 1) {
+    out += fmt::format(
+        "one inference sharded over {} GPUs (tensor parallel {}): groups, "
+        "FLOPs, bytes and kernels are one GPU's; the latencies include the "
+        "collectives ({}), which fusion leaves as they are, and no group spans "
+        "one\n",
+        result.gpus, result.tp, report::FormatSeconds(result.collective_s));
+  }
   std::vector<size_t> order(result.groups.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -172,7 +180,7 @@ nlohmann::ordered_json FusionSummaryJson(const FusionResult& result) {
                      {"layer", f.layer},
                      {"to", std::string(BoundName(f.to))}});
   }
-  return {
+  nlohmann::ordered_json j = {
       {"bytes", result.bytes},
       {"bytes_unfused", result.bytes_unfused},
       {"flips", flips},
@@ -188,6 +196,13 @@ nlohmann::ordered_json FusionSummaryJson(const FusionResult& result) {
       {"skipped_groups", result.skipped_groups},
       {"speedup", result.speedup},
   };
+  // Sharded (--tp): the per-GPU convention and the collectives' time.
+  if (result.gpus > 1) {
+    j["gpus"] = result.gpus;
+    j["tp"] = result.tp;
+    j["collective_s"] = result.collective_s;
+  }
+  return j;
 }
 
 void AddFusionJson(const FusionResult& result, nlohmann::ordered_json* report) {

@@ -90,7 +90,6 @@ absl::StatusOr<std::vector<WhatIfRow>> RunWhatIf(const graph::Graph& graph,
   absl::StatusOr<Analysis> as_stored =
       AnalyzeSharded(graph, hardware, base, options.parallel);
   if (!as_stored.ok()) return as_stored.status();
-  const bool sharded = options.parallel.gpus() > 1;
   const double reference = as_stored->summary.latency_s;
   std::vector<WhatIfRow> rows;
   auto add = [&](WhatIfRow row) {
@@ -108,16 +107,13 @@ absl::StatusOr<std::vector<WhatIfRow>> RunWhatIf(const graph::Graph& graph,
                                 {.attention = true},
                                 FusionKinds::All()};
   std::optional<FusionPlan> all_plan;
+  // Sharded (--tp): no group spans a collective; the quantized analyses
+  // below are sharded alike, so the plan serves them too.
+  const std::vector<int> barriers = CollectiveTensors(graph, *as_stored);
   for (const FusionKinds& kinds : levels) {
     WhatIfRow row;
     row.fuse = kinds;
-    if (sharded) {
-      row.available = false;
-      row.note = "fusion what-ifs are not sharded (--tp)";
-      add(std::move(row));
-      continue;
-    }
-    absl::StatusOr<FusionPlan> plan = PlanFusion(graph, kinds);
+    absl::StatusOr<FusionPlan> plan = PlanFusion(graph, kinds, barriers);
     absl::StatusOr<FusionResult> fused =
         plan.ok() ? ApplyFusion(*as_stored, *plan, graph, base)
                   : absl::StatusOr<FusionResult>(plan.status());

@@ -41,8 +41,9 @@ struct WhatIfOptions {
   int64_t int4_group_size = 128;
   double scale_bytes = 2;
   // --tp: every row is one inference of the sharded model
-  // (AnalyzeQuantized with `parallel`); the fusion rows and rows that
-  // quantize activations are listed as unavailable.
+  // (AnalyzeQuantized with `parallel`; fusion per GPU, no group spanning a
+  // collective); the rows that quantize activations are listed as
+  // unavailable.
   ParallelOptions parallel;
 };
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/analysis.h"
+#include "engine/fusion.h"
 #include "engine/parallel/collectives.h"
 #include "engine/parallel/sharding.h"
 #include "engine/parallel/transformer_blocks.h"
@@ -466,7 +467,9 @@ TEST_F(Llama8bDecode, Int8WeightsOnEightGpusQuantizeEachShard) {
       << w8a8.status();
 
   // The what-if table on 2 GPUs: as stored is the sharded analysis, the int8
-  // row equals AnalyzeQuantized at tp 2; fusion and W8A8 rows unavailable.
+  // row equals AnalyzeQuantized at tp 2, the "fuse all" row ApplyFusion of
+  // the sharded analysis (no group across an all-reduce); W8A8 rows
+  // unavailable.
   engine::WhatIfOptions w;
   w.parallel.tp = 2;
   absl::StatusOr<std::vector<engine::WhatIfRow>> rows =
@@ -479,6 +482,13 @@ TEST_F(Llama8bDecode, Int8WeightsOnEightGpusQuantizeEachShard) {
   absl::StatusOr<engine::QuantizeResult> int8_tp2 =
       engine::AnalyzeQuantized(*graph_, *hw, o, q, {.tp = 2});
   ASSERT_TRUE(int8_tp2.ok()) << int8_tp2.status();
+  absl::StatusOr<engine::FusionPlan> plan =
+      engine::PlanFusion(*graph_, engine::FusionKinds::All(),
+                         engine::CollectiveTensors(*graph_, tp2->split));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  absl::StatusOr<engine::FusionResult> fused_tp2 =
+      engine::ApplyFusion(tp2->split, *plan, *graph_, o);
+  ASSERT_TRUE(fused_tp2.ok()) << fused_tp2.status();
   int fusion_rows = 0;
   for (const engine::WhatIfRow& row : *rows) {
     if (row.scenario == "as stored") {
@@ -490,7 +500,10 @@ TEST_F(Llama8bDecode, Int8WeightsOnEightGpusQuantizeEachShard) {
     }
     if (!row.best && row.fuse.any()) {
       ++fusion_rows;
-      EXPECT_FALSE(row.available);
+      EXPECT_TRUE(row.available) << row.scenario << ": " << row.note;
+    }
+    if (row.scenario == "fuse all") {
+      EXPECT_DOUBLE_EQ(row.latency_s, fused_tp2->latency_s);
     }
     if (!row.best && !row.quantize.activations.empty()) {
       EXPECT_FALSE(row.available) << row.scenario;
@@ -853,8 +866,9 @@ TEST(ParallelCli, GptFastTensorParallelSpeedUps) {
   }
 }
 
-// Quantization what-ifs on a tensor-parallel analysis; fusion, activation
-// quantization and other parallel layouts stay usage errors.
+// Quantization what-ifs on a tensor-parallel analysis (the fusion what-if:
+// fusion_parallel_test.cc); activation quantization and other parallel
+// layouts stay usage errors.
 TEST(ParallelCli, WeightWhatIfsWithTensorParallel) {
   CliRun r = RunAnalyze(
       "--zoo llama-3.1-8b-decode --hw h100 --precision bf16 --tp 8 "
@@ -870,8 +884,8 @@ TEST(ParallelCli, WeightWhatIfsWithTensorParallel) {
   ASSERT_TRUE(j.contains("what_if"));
   EXPECT_DOUBLE_EQ(j["what_if"][0]["latency_s"].get<double>(),
                    j["summary"]["latency_s"].get<double>());
-  for (const char* bad : {"--tp 2 --fuse all", "--tp 2 --activations int8",
-                          "--pp 2 --weights int8", "--ep 2 --what-if"}) {
+  for (const char* bad : {"--tp 2 --activations int8", "--pp 2 --weights int8",
+                          "--ep 2 --what-if", "--pp 2 --fuse all"}) {
     r = RunAnalyze(std::string("--zoo llama-3.1-8b-decode --hw h100 ") + bad);
     EXPECT_EQ(r.code, 1) << bad;
   }

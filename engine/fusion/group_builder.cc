@@ -8,7 +8,8 @@
 
 namespace ridgeline::engine::fusion {
 
-GroupBuilder::GroupBuilder(const graph::Graph& graph)
+GroupBuilder::GroupBuilder(const graph::Graph& graph,
+                           std::span<const int> barriers)
     : graph_(graph),
       group_of_(graph.nodes().size()),
       members_(graph.nodes().size()),
@@ -30,6 +31,10 @@ GroupBuilder::GroupBuilder(const graph::Graph& graph)
       rank_[order[i]] = static_cast<int>(i);
     }
     reach_.assign(order.size() + 1, -1);
+  }
+  if (!barriers.empty()) {
+    barrier_.assign(graph.tensors().size(), false);
+    for (int t : barriers) barrier_[t] = true;
   }
 }
 
@@ -101,6 +106,19 @@ bool GroupBuilder::CanUnite(const std::vector<int>& nodes) const {
   auto in_union = [&](int node) {
     return in_union_[group_of_[node]] == stamp_;
   };
+  // A barrier tensor produced and consumed inside the union.
+  if (!barrier_.empty()) {
+    for (int g : groups) {
+      for (int m : members_[g]) {
+        for (int out : graph_.node(m).outputs) {
+          if (out < 0 || !barrier_[out]) continue;
+          for (int c : graph_.tensor(out).consumers) {
+            if (in_union(Outermost(c))) return false;
+          }
+        }
+      }
+    }
+  }
   // Depth-first walk from every edge that leaves the union; reaching the
   // union again means the merged group would sit on a cycle.
   const int bound = WalkBound(groups);

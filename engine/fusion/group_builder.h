@@ -17,6 +17,7 @@
 #define RIDGELINE_ENGINE_FUSION_GROUP_BUILDER_H_
 
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "engine/fusion.h"
@@ -26,7 +27,10 @@ namespace ridgeline::engine::fusion {
 
 class GroupBuilder {
  public:
-  explicit GroupBuilder(const graph::Graph& graph);
+  // No group may hold both the producer and a consumer of a tensor in
+  // `barriers` (a collective sits on it).
+  explicit GroupBuilder(const graph::Graph& graph,
+                        std::span<const int> barriers = {});
 
   int GroupOf(int node) const { return group_of_[node]; }
   const std::vector<int>& Members(int group) const { return members_[group]; }
@@ -39,7 +43,7 @@ class GroupBuilder {
   bool Available(int node, FusionKind kind) const;
 
   // True when one group holding every group of `nodes` keeps the graph of
-  // groups acyclic.
+  // groups acyclic and spans no barrier.
   bool CanUnite(const std::vector<int>& nodes) const;
   // Merges the groups of `nodes` into one group of `kind`. Call CanUnite
   // first.
@@ -79,6 +83,7 @@ class GroupBuilder {
   std::vector<int> group_of_;
   std::vector<std::vector<int>> members_;
   std::vector<std::optional<FusionKind>> kind_;
+  std::vector<bool> barrier_;  // per tensor; empty when there is none
   // Scratch marks for CanUnite, compared against a stamp so they need no
   // clearing.
   mutable std::vector<unsigned> in_union_;

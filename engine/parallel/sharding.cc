@@ -120,6 +120,27 @@ GemmShape ScaleGemm(GemmShape g, Role role, const Split& split, int node) {
   return g;
 }
 
+// What a tensor-parallel role reads and writes per GPU, as ScaleCost
+// scales it.
+NodeShare ShareOf(Role role, double tp) {
+  const double f = 1.0 / tp;
+  switch (role) {
+    case Role::kColumn:
+      return {.activations_read = 1, .weights_read = f, .written = f};
+    case Role::kRow:
+      return {.activations_read = f, .weights_read = f, .written = 1};
+    case Role::kInterior:
+      return {.activations_read = f, .weights_read = f, .written = f};
+    case Role::kExpertTp:
+      return {.activations_read = 1, .weights_read = f, .written = 1};
+    case Role::kReplicated:
+    case Role::kExpertEp:
+    case Role::kDataParallel:
+      break;
+  }
+  return {};
+}
+
 double Ratio(double scaled, double original) {
   return original > 0 ? scaled / original : 1.0;
 }
@@ -458,11 +479,18 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
       layer_of[analysis.layers[i].node] = static_cast<int>(i);
     }
   }
+  if (tp > 1) {
+    ps.node_shares.resize(graph.nodes().size());
+    for (size_t n = 0; n < role.size(); ++n) {
+      ps.node_shares[n] = ShareOf(role[n], tp);
+    }
+  }
   // Two all-reduces per transformer layer, the logits' all-gather.
   std::vector<Insert> inserts;
   auto add = [&](int node, CollectiveOp op, int gpus) {
     const int li = layer_of[node];
     if (li < 0 || kernel_before[li] < 0) return;
+    if (!ps.node_shares.empty()) ps.node_shares[node].collective_after = true;
     const LayerResult& l = out.layers[li];
     Insert in;
     in.after_layer = li;

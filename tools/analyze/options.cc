@@ -370,7 +370,8 @@ constexpr Flag kFlags[] = {
      ApplySweep},
     {"--fuse", "KINDS",
      "fusion what-if: none|epilogue|elementwise|attention|all (comma "
-     "combinations); json adds \"groups\", \"layers\" stay unfused",
+     "combinations); json adds \"groups\", \"layers\" stay unfused; with "
+     "--tp, one GPU's kernels, no group across an all-reduce",
      ApplyFuse},
     {"--weights", "P", "quantization what-if: weights at int8|int4|fp8|fp16",
      [](Options& o, std::string_view v) {
@@ -617,11 +618,11 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
     return absl::InvalidArgumentError(
         "what-ifs are sharded with --tp only; not with --pp or --ep");
   }
-  if (o.parallel.tp > 1 && (!o.fuse.empty() || !o.activations.empty())) {
+  if (o.parallel.tp > 1 && !o.activations.empty()) {
     return absl::InvalidArgumentError(
-        "with --tp, the what-ifs are --weights, --kv-cache and --what-if: "
-        "--fuse and --activations are not sharded yet (quantized "
-        "activations would change the all-reduce messages)");
+        "with --tp, the what-ifs are --fuse, --weights, --kv-cache and "
+        "--what-if: --activations is not sharded yet (quantized activations "
+        "would change the all-reduce messages)");
   }
   if ((!o.ttft_max.empty() || !o.tpot_max.empty()) && !o.search) {
     return absl::InvalidArgumentError(

@@ -1,7 +1,7 @@
 // analyze --fuse / --weights / --activations / --kv-cache / --what-if: the
 // fusion and quantization what-ifs (engine/fusion.h, engine/quantize.h,
 // engine/what_if.h). The report's own layers stay as stored and unfused.
-// With --tp the quantization what-ifs are sharded like the report.
+// With --tp the what-ifs are sharded like the report.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -48,15 +48,18 @@ absl::StatusOr<WhatIfResults> Run(const RunContext& ctx) {
         engine::ParseFusionKinds(o.fuse);
     if (!kinds.ok()) return kinds.status();
     if (kinds->any()) {
-      absl::StatusOr<engine::FusionPlan> plan =
-          engine::PlanFusion(ctx.graph, *kinds);
+      // With quantization, fuse the quantized model (its pricer). With --tp
+      // the analysis is sharded: no group spans its collectives.
+      const engine::Analysis& unfused =
+          r.quantize ? r.quantize->after : ctx.analysis;
+      absl::StatusOr<engine::FusionPlan> plan = engine::PlanFusion(
+          ctx.graph, *kinds, engine::CollectiveTensors(ctx.graph, unfused));
       if (!plan.ok()) return plan.status();
-      // With quantization, fuse the quantized model (its pricer).
       absl::StatusOr<engine::FusionResult> fused =
-          r.quantize ? engine::ApplyFusion(r.quantize->after, *plan, ctx.graph,
-                                           r.quantize->pricer.get())
-                     : engine::ApplyFusion(ctx.analysis, *plan, ctx.graph,
-                                           ctx.analyze);
+          r.quantize
+              ? engine::ApplyFusion(unfused, *plan, ctx.graph,
+                                    r.quantize->pricer.get())
+              : engine::ApplyFusion(unfused, *plan, ctx.graph, ctx.analyze);
       if (!fused.ok()) return fused.status();
       r.fusion = *std::move(fused);
     }
