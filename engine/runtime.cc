@@ -273,6 +273,13 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
       }
     } else if (field == "host_gemm") {
       s = ParseHostGemm(v, origin, field, &r.host_gemm);
+    } else if (field == "prefill_chunk_tokens") {
+      double x = 0;
+      s = set_number(&x, 1e9);
+      if (s.ok() && (x != std::floor(x) || x < 1)) {
+        s = FieldError(origin, field, "must be a whole number of tokens >= 1");
+      }
+      r.prefill_chunk_tokens = static_cast<int64_t>(x);
     } else if (field == "custom_all_reduce") {
       s = ParseCustomAllReduce(v, origin, field, &r.custom_all_reduce);
     } else if (field == "sources") {

@@ -7,6 +7,7 @@
 #ifndef RIDGELINE_ENGINE_RUNTIME_H_
 #define RIDGELINE_ENGINE_RUNTIME_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -99,6 +100,13 @@ struct Runtime {
   // The runtime's own all-reduce inside a node for messages up to its
   // sizes (engine/parallel/collectives.h); absent: NCCL's ring.
   std::optional<CustomAllReduce> custom_all_reduce;
+  // The most tokens one forward pass takes (TensorRT-LLM's max_num_tokens,
+  // vLLM's max_num_batched_tokens, SGLang's chunked_prefill_size): a
+  // serving batch's prompts are prefilled in chunks of at most this many
+  // tokens, so the activation memory the runtime reserves is that of one
+  // chunk, not of every prompt at once (--serve's memory and largest
+  // concurrency). 0: no limit, the whole batch's prompts in one pass.
+  int64_t prefill_chunk_tokens = 0;
   // Where each constant comes from: field name -> citation.
   std::vector<std::pair<std::string, std::string>> sources;
 };

@@ -118,9 +118,10 @@ struct Prepared {
   TensorPricer dtype_pricer;
   std::optional<FloatRepricer> repricer;
   KvCache kv;
-  std::vector<int64_t> contexts;    // the sampled steps' cache lengths
-  std::vector<graph::Graph> steps;  // the decoder rebound at each
-  double activation_bytes = 0;      // prefill peak at the micro-batch
+  std::vector<int64_t> contexts;     // the sampled steps' cache lengths
+  std::vector<graph::Graph> steps;   // the decoder rebound at each
+  double activation_bytes = 0;       // prefill peak at the micro-batch
+  int64_t prefill_chunk_tokens = 0;  // the runtime's (0: none)
   // When some layout spans several GPUs: what ShardAnalysis reads of the
   // prefill's and the decoder's structure (one for every step: the steps
   // are copies of one graph with other dims).
@@ -203,6 +204,9 @@ absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
       ActivationBytes(*in.prefill, *p->pricer, registry);
   if (!act.ok()) return act.status();
   p->activation_bytes = *act;
+  if (in.options.runtime != nullptr) {
+    p->prefill_chunk_tokens = in.options.runtime->prefill_chunk_tokens;
+  }
   if (sharded) {
     absl::StatusOr<ShardingStructure> pre = FindShardingStructure(*in.prefill);
     if (!pre.ok()) return pre.status();
@@ -326,14 +330,31 @@ void MemoryOf(const ServeInputs& in, const Prepared& p, double weight_bytes,
        p.kv.fixed_bytes_per_sequence) /
       gpus;
   m->kv_cache_bytes = kv_per_request * static_cast<double>(in.concurrency);
+  // One request's prompt, and the requests' worth of prompt tokens in one
+  // prefill chunk (unbounded without chunking).
+  const double per_request_activation = p.activation_bytes / micro;
+  const double prompt = static_cast<double>(in.prompt);
+  const double chunk = static_cast<double>(p.prefill_chunk_tokens);
+  m->prefill_chunk_tokens = p.prefill_chunk_tokens;
   m->activation_bytes = p.activation_bytes;
+  if (chunk > 0 && micro * prompt > chunk) {
+    m->activation_bytes = per_request_activation * chunk / prompt;
+  }
   m->reserve_bytes = kRuntimeReserveFraction * m->capacity_bytes;
   m->total_bytes = m->weight_bytes + m->kv_cache_bytes + m->activation_bytes +
                    m->reserve_bytes;
   m->fits = m->total_bytes <= m->capacity_bytes;
+  // Below one chunk of prompts each request brings its activations; above
+  // it the chunk's activations are fixed and each request brings its KV.
   *max_concurrency =
       MaxConcurrency(m->capacity_bytes, m->weight_bytes, m->reserve_bytes,
-                     kv_per_request + m->activation_bytes / micro);
+                     kv_per_request + per_request_activation);
+  if (chunk > 0 && static_cast<double>(*max_concurrency) * prompt > chunk) {
+    *max_concurrency = MaxConcurrency(
+        m->capacity_bytes,
+        m->weight_bytes + per_request_activation * chunk / prompt,
+        m->reserve_bytes, kv_per_request);
+  }
 }
 
 // Shards the phases for `in.parallel` and builds the result (`phases`

@@ -146,8 +146,12 @@ struct ServeMemory {
   double weight_bytes = 0;
   // (bytes_per_token x (N + M) + fixed_bytes_per_sequence) x B
   double kv_cache_bytes = 0;
-  double activation_bytes = 0;  // peak of the prefill at batch B, KV excluded
-  double reserve_bytes = 0;     // kRuntimeReserveFraction x capacity
+  // Peak of the prefill at batch B, KV excluded; with the runtime's
+  // prefill_chunk_tokens C below B x N prompt tokens, that of one chunk:
+  // the batch's peak x C / (B x N) (activations scale with the tokens).
+  double activation_bytes = 0;
+  int64_t prefill_chunk_tokens = 0;  // the runtime's; 0: no chunking
+  double reserve_bytes = 0;          // kRuntimeReserveFraction x capacity
   double total_bytes = 0;
   bool fits = false;
 };

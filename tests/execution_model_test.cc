@@ -224,6 +224,12 @@ TEST(Runtime, BadProfilesNameTheFileAndField) {
               HasSubstr("field 'fusion'"));
   EXPECT_THAT(ProfileError(R"({"key":"x","name":"X","kernel_launch_s":-1})"),
               HasSubstr("kernel_launch_s"));
+  EXPECT_THAT(
+      ProfileError(R"({"key":"x","name":"X","prefill_chunk_tokens":0.5})"),
+      HasSubstr("field 'prefill_chunk_tokens': must be a whole number"));
+  EXPECT_THAT(
+      ProfileError(R"({"key":"x","name":"X","prefill_chunk_tokens":"a"})"),
+      HasSubstr("prefill_chunk_tokens"));
   EXPECT_FALSE(ParseRuntimeJson("[1]", "r.json").ok());
   EXPECT_FALSE(ParseRuntimeJson(R"({"name":"X"})", "r.json").ok());
   EXPECT_THAT(ProfileError(R"({"key":"x","name":"X","custom_all_reduce":

@@ -175,6 +175,53 @@ TEST(Serve, MemoryAndMaxConcurrencyByHand) {
   EXPECT_EQ(MaxConcurrency(100, 95, 10, 20), 0);
 }
 
+// A runtime that prefills in chunks of C tokens (TensorRT-LLM's
+// max_num_tokens) holds the activations of one chunk: at 16 requests of
+// 2,048 prompt tokens (32,768 tokens) and C = 8,192 that is a quarter of
+// the whole batch's prefill peak. The largest concurrency then pays each
+// request's KV only: floor((capacity - weights - reserve - chunk) / KV).
+// Below one chunk (2 requests: 4,096 tokens) nothing changes.
+TEST(Serve, PrefillChunksBoundTheActivations) {
+  Fixture whole;
+  SetUpLlama(2048, 64, 16, &whole);
+  whole.in.samples = 2;
+  absl::StatusOr<ServeResult> w = AnalyzeServe(whole.in);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->memory.prefill_chunk_tokens, 0);
+
+  Fixture chunked;
+  SetUpLlama(2048, 64, 16, &chunked);
+  chunked.in.samples = 2;
+  chunked.runtime.prefill_chunk_tokens = 8192;
+  absl::StatusOr<ServeResult> c = AnalyzeServe(chunked.in);
+  ASSERT_TRUE(c.ok()) << c.status();
+  const ServeMemory& m = c->memory;
+  EXPECT_EQ(m.prefill_chunk_tokens, 8192);
+  EXPECT_DOUBLE_EQ(m.activation_bytes, w->memory.activation_bytes / 4);
+  EXPECT_EQ(m.kv_cache_bytes, w->memory.kv_cache_bytes);
+  EXPECT_EQ(c->ttft_s, w->ttft_s);  // memory only: the same prefill time
+  const double kv_request = 131072.0 * (2048 + 64);  // 8B bf16: 128 KiB/token
+  EXPECT_EQ(
+      c->max_concurrency,
+      static_cast<int64_t>(std::floor((m.capacity_bytes - m.weight_bytes -
+                                       m.reserve_bytes - m.activation_bytes) /
+                                      kv_request)));
+  EXPECT_GT(c->max_concurrency, w->max_concurrency);
+
+  Fixture small;
+  SetUpLlama(2048, 64, 2, &small);
+  small.in.samples = 2;
+  small.runtime.prefill_chunk_tokens = 8192;
+  absl::StatusOr<ServeResult> s = AnalyzeServe(small.in);
+  ASSERT_TRUE(s.ok()) << s.status();
+  Fixture small_whole;
+  SetUpLlama(2048, 64, 2, &small_whole);
+  small_whole.in.samples = 2;
+  absl::StatusOr<ServeResult> sw = AnalyzeServe(small_whole.in);
+  ASSERT_TRUE(sw.ok()) << sw.status();
+  EXPECT_EQ(s->memory.activation_bytes, sw->memory.activation_bytes);
+}
+
 // Energy: each GPU at TDP x (0.3 + 0.7 x MFU) while a phase runs (mlsysim
 // economics.py); H100 SXM TDP 700 W (NVIDIA datasheet). Checked against
 // the formula applied to independent analyses of the prefill and of every

@@ -53,7 +53,11 @@ std::string FormatServe(const ServeResult& r) {
   out += RenderItems(
       {{"weights", FormatSi(m.weight_bytes, "B")},
        {"KV cache at prompt + generate", FormatSi(m.kv_cache_bytes, "B")},
-       {"peak activations (prefill)", FormatSi(m.activation_bytes, "B")},
+       {m.prefill_chunk_tokens > 0
+            ? fmt::format("peak activations (prefill, {}-token chunks)",
+                          m.prefill_chunk_tokens)
+            : std::string("peak activations (prefill)"),
+        FormatSi(m.activation_bytes, "B")},
        {"runtime reserve (10% of device)", FormatSi(m.reserve_bytes, "B")},
        {"total / device",
         fmt::format("{} / {} ({})", FormatSi(m.total_bytes, "B"),
@@ -177,6 +181,7 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
                  {"weight_bytes", m.weight_bytes},
                  {"kv_cache_bytes", m.kv_cache_bytes},
                  {"activation_bytes", m.activation_bytes},
+                 {"prefill_chunk_tokens", m.prefill_chunk_tokens},
                  {"reserve_bytes", m.reserve_bytes},
                  {"reserve_fraction", kRuntimeReserveFraction},
                  {"total_bytes", m.total_bytes},
