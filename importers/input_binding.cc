@@ -16,18 +16,18 @@ std::string Site(const std::string& input, int dim) {
   return fmt::format("input '{}' dim {}", input, dim);
 }
 
-// Dim names that mean the batch ("batch", "batch_size", "BatchSize", ...).
-bool IsBatchName(const std::string& name) {
-  return absl::AsciiStrToLower(name).find("batch") != std::string::npos;
-}
-
 }  // namespace
+
+bool IsBatchDim(std::string_view name, size_t axis, size_t rank) {
+  return (axis == 0 && rank >= 2) ||
+         absl::AsciiStrToLower(std::string(name)).find("batch") !=
+             std::string::npos;
+}
 
 std::optional<int64_t> InputBinder::BindSymbolic(const std::string& name,
                                                  const std::string& site,
-                                                 bool leading, bool named) {
+                                                 bool is_batch) {
   symbolic_[name].push_back(site);
-  const bool is_batch = leading || (named && IsBatchName(name));
   if (is_batch) {
     if (std::find(batch_.dim_names.begin(), batch_.dim_names.end(), name) ==
         batch_.dim_names.end()) {
@@ -111,10 +111,11 @@ absl::StatusOr<graph::Tensor> InputBinder::Bind(
       if (given != nullptr && std::get<std::string>(*given) != "?") {
         dim_name = std::get<std::string>(*given);
       }
-      const bool named = !dim_name.empty();
-      if (!named) dim_name = Site(name, i);
+      const bool is_batch = IsBatchDim(dim_name, static_cast<size_t>(i),
+                                       static_cast<size_t>(rank));
+      if (dim_name.empty()) dim_name = Site(name, i);
       std::optional<int64_t> v =
-          BindSymbolic(dim_name, Site(name, i), i == 0 && rank >= 2, named);
+          BindSymbolic(dim_name, Site(name, i), is_batch);
       if (!v.has_value()) unbound.push_back({dim_name, i});
       t.dims.push_back(v.value_or(0));
     }

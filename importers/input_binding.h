@@ -40,10 +40,10 @@ class InputBinder {
   absl::Status Finish(graph::Graph* graph);
 
  private:
-  // The symbolic dim `name` at `site` of `input`; returns its value if bound.
+  // The symbolic dim `name` at `site` (of the batch when `is_batch`,
+  // IsBatchDim); returns its value if bound.
   std::optional<int64_t> BindSymbolic(const std::string& name,
-                                      const std::string& site, bool leading,
-                                      bool named);
+                                      const std::string& site, bool is_batch);
 
   const ImportOptions& options_;
   std::vector<std::string> input_names_;

@@ -65,6 +65,11 @@ struct DeclaredInput {
   std::vector<std::string> read_by;
 };
 
+// Whether a symbolic dim belongs to the batch (ImportOptions::batch binds
+// it): a dim named like "batch" (any case) or the leading dim of an input
+// of rank >= 2.
+bool IsBatchDim(std::string_view name, size_t axis, size_t rank);
+
 // The main graph's inputs (initializers excluded), in order, without
 // importing the graph. Errors name the model and the problem.
 absl::StatusOr<std::vector<DeclaredInput>> ReadDeclaredInputsFile(

@@ -138,6 +138,119 @@ std::vector<std::pair<int, std::string>> NamedDims(
   return out;
 }
 
+// `--dim NAME=N` as typed in a shell (quoted when NAME has other than
+// letters, digits and _.-).
+std::string DimFlag(const std::string& name) {
+  const bool plain = std::all_of(name.begin(), name.end(), [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+           c == '.' || c == '-';
+  });
+  return plain ? fmt::format("--dim {}=N", name)
+               : fmt::format("--dim '{}=N'", name);
+}
+
+// The declared dims that neither --serve (the batch, the past length, the
+// new tokens, the mask's length) nor the user (--dim, --input,
+// --input-value) binds: an encoder-decoder's decoder carries the encoder's
+// output length (Whisper's encoder_hidden_states and cross-attention KV
+// inputs), which only the user knows. Fails naming each dim, its inputs and
+// the flags to type; for a decoder with past only (no cache branch, an
+// unbound dim on a KV input), how to serve the merged decoder instead.
+absl::Status CheckServeBindsEveryDim(
+    const RunContext& ctx, const std::vector<importers::DeclaredInput>& inputs,
+    const DecoderBinding& b) {
+  const Options& o = *ctx.options;
+  std::vector<std::pair<std::string, std::vector<std::string>>> unbound;
+  std::vector<std::string> flags;
+  bool on_kv = false;
+  bool encoder = false;
+  for (const importers::DeclaredInput& in : inputs) {
+    if (o.inputs.contains(in.name) || o.input_values.contains(in.name)) {
+      continue;
+    }
+    graph::Tensor t;
+    t.name = in.name;
+    t.dtype = in.dtype;
+    t.shape_known = in.shape_known;
+    t.dims.resize(in.dims.size());
+    std::vector<std::string> spec;  // --input NAME=... for anonymous dims
+    bool anonymous = false;
+    for (size_t a = 0; a < in.dims.size(); ++a) {
+      const auto* name = std::get_if<std::string>(&in.dims[a]);
+      const bool bound =
+          name == nullptr || importers::IsBatchDim(*name, a, in.dims.size()) ||
+          *name == b.past || *name == b.sequence ||
+          std::find(b.total.begin(), b.total.end(), *name) != b.total.end() ||
+          std::any_of(o.dims.begin(), o.dims.end(),
+                      [&](const auto& d) { return d.first == *name; });
+      if (name == nullptr) {
+        spec.push_back(std::to_string(std::get<int64_t>(in.dims[a])));
+      } else {
+        spec.push_back(!bound && name->empty() ? "N" : "?");
+      }
+      if (bound) continue;
+      on_kv = on_kv || engine::IsKvCacheTensor(t);
+      encoder = encoder || absl::StrContains(*name, "encoder") ||
+                absl::StrContains(in.name, "encoder");
+      if (name->empty()) {
+        anonymous = true;
+        unbound.push_back({fmt::format("input '{}' dim {}", in.name, a), {}});
+        continue;
+      }
+      auto it = std::find_if(unbound.begin(), unbound.end(),
+                             [&](const auto& u) { return u.first == *name; });
+      if (it == unbound.end()) {
+        unbound.push_back({*name, {}});
+        flags.push_back(DimFlag(*name));
+        it = unbound.end() - 1;
+      }
+      it->second.push_back(in.name);
+    }
+    if (anonymous) {
+      flags.push_back(
+          fmt::format("--input {}={}", in.name, fmt::join(spec, "x")));
+    }
+  }
+  if (unbound.empty()) return absl::OkStatus();
+  std::vector<std::string> listed;
+  for (const auto& [dim, carriers] : unbound) {
+    listed.push_back(carriers.empty()
+                         ? dim
+                         : fmt::format("'{}' (input{} {})", dim,
+                                       carriers.size() > 1 ? "s" : "",
+                                       fmt::join(carriers, ", ")));
+  }
+  std::vector<std::string> own = {"the batch (--concurrency)",
+                                  fmt::format("'{}' (cached tokens)", b.past),
+                                  fmt::format("'{}' (new tokens)", b.sequence)};
+  for (const std::string& t : b.total) {
+    own.push_back(fmt::format("'{}' (cached + new)", t));
+  }
+  if (!b.cache_branch.empty()) {
+    own.push_back(fmt::format("'{}' (which branch)", b.cache_branch));
+  }
+  const std::string last = own.back();
+  own.pop_back();
+  std::string text = fmt::format(
+      "binds {} and {} itself, not {}: give {}", fmt::join(own, ", "), last,
+      fmt::join(listed, ", "), fmt::join(flags, " "));
+  if (encoder) {
+    text +=
+        " (N: the encoder's output length, the same in each; Whisper's "
+        "encoder gives 1500 positions for its 30 s window)";
+  }
+  if (on_kv && b.cache_branch.empty()) {
+    text +=
+        ". This decoder takes the encoder's keys and values as inputs and "
+        "has no branch without them: a decoder with past only (optimum's "
+        "decoder_with_past_model.onnx), whose first pass (decoder_model.onnx, "
+        "which projects the encoder output into them) is another file. Serve "
+        "optimum's decoder_model_merged.onnx, which holds both (optimum-cli "
+        "export onnx writes it by default), with the same flags";
+  }
+  return InputError(ctx, text);
+}
+
 // The KV inputs (engine::IsKvCacheTensor: floating, rank >= 3, named like
 // past / present / cache), their past-length dim (--kv-dim, else the one
 // named dim they carry, else one of kPastNames, else the dim at rank - 2 of
@@ -256,6 +369,11 @@ absl::StatusOr<DecoderBinding> FindDecoderBinding(const RunContext& ctx,
             in->read_by.end() &&
         (b.cache_branch.empty() || absl::StrContains(lower, "cache"))) {
       b.cache_branch = in->name;
+    }
+  }
+  if (src.entry == nullptr) {  // a zoo entry's dims come with it
+    if (absl::Status s = CheckServeBindsEveryDim(ctx, *inputs, b); !s.ok()) {
+      return s;
     }
   }
   return b;
