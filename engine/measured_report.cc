@@ -65,23 +65,27 @@ std::string FormatComparison(const Analysis& analysis, const Comparison& c,
   line(fmt::format("  conventions: {}", kConventions));
   size_t matched_layers = 0;
   for (const MeasuredUnit& u : c.units) matched_layers += u.layers.size();
-  line(fmt::format(
-      "  whole model    predicted {:>12}   measured {:>12}   ratio {}   "
-      "(measured = {})",
-      FormatDuration(c.predicted_total_s), FormatDuration(c.measured_total_s),
-      Ratio(c.predicted_total_s > 0 ? c.measured_total_s / c.predicted_total_s
-                                    : NAN),
-      c.measured_total_is_whole_run ? "the runtime's whole-run events"
-                                    : "the sum of node times"));
-  line(fmt::format(
-      "  matched        predicted {:>12}   measured {:>12}   ratio {}   ({} "
-      "units covering {} of {} layers)",
-      FormatDuration(c.matched_predicted_s),
-      FormatDuration(c.matched_measured_s),
-      Ratio(c.matched_predicted_s > 0
-                ? c.matched_measured_s / c.matched_predicted_s
-                : NAN),
-      c.units.size(), matched_layers, analysis.layers.size()));
+  report::TextTable totals;
+  totals.headers = {"total", "predicted", "measured", "ratio", "over"};
+  totals.right_align = {false, true, true, true, false};
+  totals.max_width = options.max_width;
+  totals.rows.push_back(
+      {"whole model", FormatDuration(c.predicted_total_s),
+       FormatDuration(c.measured_total_s),
+       Ratio(c.predicted_total_s > 0 ? c.measured_total_s / c.predicted_total_s
+                                     : NAN),
+       c.measured_total_is_whole_run
+           ? "measured: the runtime's whole-run events"
+           : "measured: the sum of node times"});
+  totals.rows.push_back(
+      {"matched", FormatDuration(c.matched_predicted_s),
+       FormatDuration(c.matched_measured_s),
+       Ratio(c.matched_predicted_s > 0
+                 ? c.matched_measured_s / c.matched_predicted_s
+                 : NAN),
+       fmt::format("{} units covering {} of {} layers", c.units.size(),
+                   matched_layers, analysis.layers.size())});
+  out += report::RenderText(totals, "  ");
   line(fmt::format(
       "  unmatched      {} measured node(s), {} ({} of measured node time); "
       "{} non-view layer(s) unmeasured, {} predicted",

@@ -271,6 +271,31 @@ TEST(ProfileMatchTest, TablesFitTheWidthAndEscapeNames) {
   EXPECT_THAT(text, HasSubstr("1.000 ms  100.0%"));
 }
 
+// The totals are one report::TextTable (no hand-padded columns). Expected
+// lines written by hand: two spaces between columns, times right-aligned.
+TEST(ProfileMatchTest, TotalsAreOneTextTable) {
+  Comparison c;
+  c.profile_path = "p.json";
+  c.profile_format = "onnxruntime";
+  c.runs_used = 3;
+  c.predicted_total_s = 2e-3;
+  c.measured_total_s = 3e-3;
+  c.measured_total_is_whole_run = true;
+  c.matched_predicted_s = 1.5e-3;
+  c.matched_measured_s = 1.2e-3;
+  const std::string text = FormatComparison(Analysis{}, c, {});
+  EXPECT_THAT(
+      text,
+      HasSubstr("  total        predicted  measured  ratio  over\n"
+                "  -----------  ---------  --------  -----  "
+                "----------------------------------------\n"
+                "  whole model   2.000 ms  3.000 ms   1.50  measured: the "
+                "runtime's whole-run events\n"
+                "  matched       1.500 ms  1.200 ms   0.80  0 units covering 0 "
+                "of 0 layers\n"))
+      << text;
+}
+
 TEST(ProfileMatchTest, AnalysisOfAnotherGraphIsAnError) {
   Loaded m = Load("small_cnn.onnx");
   Analysis a = m.analysis;
