@@ -182,44 +182,36 @@ TEST(Serve, MemoryAndMaxConcurrencyByHand) {
 // request's KV only: floor((capacity - weights - reserve - chunk) / KV).
 // Below one chunk (2 requests: 4,096 tokens) nothing changes.
 TEST(Serve, PrefillChunksBoundTheActivations) {
-  Fixture whole;
-  SetUpLlama(2048, 64, 16, &whole);
-  whole.in.samples = 2;
-  absl::StatusOr<ServeResult> w = AnalyzeServe(whole.in);
-  ASSERT_TRUE(w.ok()) << w.status();
-  EXPECT_EQ(w->memory.prefill_chunk_tokens, 0);
-
-  Fixture chunked;
-  SetUpLlama(2048, 64, 16, &chunked);
-  chunked.in.samples = 2;
-  chunked.runtime.prefill_chunk_tokens = 8192;
-  absl::StatusOr<ServeResult> c = AnalyzeServe(chunked.in);
-  ASSERT_TRUE(c.ok()) << c.status();
-  const ServeMemory& m = c->memory;
+  // Llama-3.1-8B, 2,048 prompt tokens, 64 generated, at `batch` requests,
+  // the runtime prefilling in chunks of `chunk` tokens (0: none).
+  auto serve = [](int64_t batch, int64_t chunk) {
+    Fixture f;
+    SetUpLlama(2048, 64, batch, &f);
+    f.in.samples = 2;
+    f.runtime.prefill_chunk_tokens = chunk;
+    absl::StatusOr<ServeResult> r = AnalyzeServe(f.in);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? *std::move(r) : ServeResult{};
+  };
+  const ServeResult w = serve(16, 0);
+  EXPECT_EQ(w.memory.prefill_chunk_tokens, 0);
+  const ServeResult c = serve(16, 8192);
+  const ServeMemory& m = c.memory;
   EXPECT_EQ(m.prefill_chunk_tokens, 8192);
-  EXPECT_DOUBLE_EQ(m.activation_bytes, w->memory.activation_bytes / 4);
-  EXPECT_EQ(m.kv_cache_bytes, w->memory.kv_cache_bytes);
-  EXPECT_EQ(c->ttft_s, w->ttft_s);  // memory only: the same prefill time
+  ASSERT_GT(w.memory.activation_bytes, 0);
+  EXPECT_DOUBLE_EQ(m.activation_bytes, w.memory.activation_bytes / 4);
+  EXPECT_EQ(m.kv_cache_bytes, w.memory.kv_cache_bytes);
+  EXPECT_EQ(c.ttft_s, w.ttft_s);  // memory only: the same prefill time
   const double kv_request = 131072.0 * (2048 + 64);  // 8B bf16: 128 KiB/token
   EXPECT_EQ(
-      c->max_concurrency,
+      c.max_concurrency,
       static_cast<int64_t>(std::floor((m.capacity_bytes - m.weight_bytes -
                                        m.reserve_bytes - m.activation_bytes) /
                                       kv_request)));
-  EXPECT_GT(c->max_concurrency, w->max_concurrency);
-
-  Fixture small;
-  SetUpLlama(2048, 64, 2, &small);
-  small.in.samples = 2;
-  small.runtime.prefill_chunk_tokens = 8192;
-  absl::StatusOr<ServeResult> s = AnalyzeServe(small.in);
-  ASSERT_TRUE(s.ok()) << s.status();
-  Fixture small_whole;
-  SetUpLlama(2048, 64, 2, &small_whole);
-  small_whole.in.samples = 2;
-  absl::StatusOr<ServeResult> sw = AnalyzeServe(small_whole.in);
-  ASSERT_TRUE(sw.ok()) << sw.status();
-  EXPECT_EQ(s->memory.activation_bytes, sw->memory.activation_bytes);
+  EXPECT_GT(c.max_concurrency, w.max_concurrency);
+  // Two requests (4,096 tokens) fit in one chunk: nothing changes.
+  EXPECT_EQ(serve(2, 8192).memory.activation_bytes,
+            serve(2, 0).memory.activation_bytes);
 }
 
 // Energy: each GPU at TDP x (0.3 + 0.7 x MFU) while a phase runs (mlsysim
