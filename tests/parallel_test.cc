@@ -970,7 +970,21 @@ TEST(ParallelCli, Llama70bDecodeTp8IsFast) {
   ASSERT_EQ(r.code, 0) << r.err;
   std::printf("llama-3.1-70b-decode --tp 8 whole process: %.1f ms\n",
               r.seconds * 1e3);
-  EXPECT_LT(r.seconds, 2.0);
+  // The target is 100 ms (README, Multi-GPU); 2 s leaves room for a loaded
+  // CI host. AddressSanitizer's instrumentation multiplies the run time
+  // (2.0 s measured under it beside a compile), so its builds get 10x.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr double kSlowdown = 10;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  constexpr double kSlowdown = 10;
+#else
+  constexpr double kSlowdown = 1;
+#endif
+#else
+  constexpr double kSlowdown = 1;
+#endif
+  EXPECT_LT(r.seconds, 2.0 * kSlowdown);
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["summary"]["gpus"], 8);
   EXPECT_EQ(j["summary"]["parallel"]["transformer_layers"], 80);
