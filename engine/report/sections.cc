@@ -234,8 +234,12 @@ Items AssumptionItems(const Analysis& a) {
       "precision",
       as.precision == "model dtypes"
           ? "model dtypes (tensors priced at their own element sizes)"
-          : fmt::format("{} (every floating tensor re-priced at its element "
-                        "size)",
+      : as.precision == "fp8"
+          ? std::string("fp8 (weights and KV cache at 1 byte, the other "
+                        "floating tensors at 2: the FP8 recipe of LLM "
+                        "runtimes)")
+          : fmt::format("{} (every floating tensor re-priced at its "
+                        "element size)",
                         as.precision));
   items.emplace_back(
       "peak",
