@@ -51,6 +51,10 @@ TEST(UnitsTest, HumanUnits) {
   EXPECT_EQ(FormatSeconds(0.0123), "12.3 ms");
   EXPECT_EQ(FormatSeconds(2.5), "2.50 s");
   EXPECT_EQ(FormatSeconds(5e-9), "5.00 ns");
+  // Negative values (a what-if that costs time) keep three digits too.
+  EXPECT_EQ(FormatSeconds(-527.53e-9), "-528 ns");
+  EXPECT_EQ(FormatSeconds(-0.0123), "-12.3 ms");
+  EXPECT_EQ(FormatSi(-25.6e6, "B"), "-25.6 MB");
   EXPECT_EQ(FormatNumber(0.25), "0.250");
   EXPECT_EQ(FormatNumber(72.8), "72.8");
   EXPECT_EQ(FormatNumber(1843.2), "1843");

@@ -8,9 +8,12 @@ namespace ridgeline::engine::report {
 namespace {
 
 // Three significant digits of a value in [1, 1000).
+// Three significant digits by magnitude: a saving of -527.53 ns reads
+// "-528" beside "533".
 std::string ThreeDigits(double x) {
-  if (x >= 100) return fmt::format("{:.0f}", x);
-  if (x >= 10) return fmt::format("{:.1f}", x);
+  const double m = std::fabs(x);
+  if (m >= 100) return fmt::format("{:.0f}", x);
+  if (m >= 10) return fmt::format("{:.1f}", x);
   return fmt::format("{:.2f}", x);
 }
 
