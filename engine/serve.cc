@@ -330,16 +330,16 @@ void MemoryOf(const ServeInputs& in, const Prepared& p, double weight_bytes,
        p.kv.fixed_bytes_per_sequence) /
       gpus;
   m->kv_cache_bytes = kv_per_request * static_cast<double>(in.concurrency);
-  // One request's prompt, and the requests' worth of prompt tokens in one
-  // prefill chunk (unbounded without chunking).
+  // One request's prompt's activations, and one prefill chunk's (the
+  // activations scale with the tokens; no chunk without chunking).
   const double per_request_activation = p.activation_bytes / micro;
   const double prompt = static_cast<double>(in.prompt);
   const double chunk = static_cast<double>(p.prefill_chunk_tokens);
+  const bool chunked = chunk > 0;
+  const double chunk_activation = per_request_activation * chunk / prompt;
   m->prefill_chunk_tokens = p.prefill_chunk_tokens;
-  m->activation_bytes = p.activation_bytes;
-  if (chunk > 0 && micro * prompt > chunk) {
-    m->activation_bytes = per_request_activation * chunk / prompt;
-  }
+  m->activation_bytes =
+      chunked && micro * prompt > chunk ? chunk_activation : p.activation_bytes;
   m->reserve_bytes = kRuntimeReserveFraction * m->capacity_bytes;
   m->total_bytes = m->weight_bytes + m->kv_cache_bytes + m->activation_bytes +
                    m->reserve_bytes;
@@ -349,11 +349,10 @@ void MemoryOf(const ServeInputs& in, const Prepared& p, double weight_bytes,
   *max_concurrency =
       MaxConcurrency(m->capacity_bytes, m->weight_bytes, m->reserve_bytes,
                      kv_per_request + per_request_activation);
-  if (chunk > 0 && static_cast<double>(*max_concurrency) * prompt > chunk) {
-    *max_concurrency = MaxConcurrency(
-        m->capacity_bytes,
-        m->weight_bytes + per_request_activation * chunk / prompt,
-        m->reserve_bytes, kv_per_request);
+  if (chunked && static_cast<double>(*max_concurrency) * prompt > chunk) {
+    *max_concurrency =
+        MaxConcurrency(m->capacity_bytes, m->weight_bytes + chunk_activation,
+                       m->reserve_bytes, kv_per_request);
   }
 }
 

@@ -11,7 +11,7 @@
 // benchmark counts them. The first of them comes out of the prefill (the
 // context phase), so the run generates L - 1 more (--generate L-1: L - 1
 // decode steps, README "Serving"), and the prediction is B x L / (TTFT +
-// the decode steps) / GPUs (tp x pp).
+// the decode steps) / GPUs (summary.gpus).
 //
 //   accuracy bench/accuracy/references.tsv [--format md] [--max-median F]
 //
@@ -145,7 +145,7 @@ int main(int argc, char** argv) {
                                      "--format",
                                      "json"};
     if (serve) args.push_back("--serve");
-    int64_t osl = 0, gpus = 1;
+    int64_t osl = 0;
     if (own_runtime) {
       args.push_back("--runtime");
       args.push_back(r.runtime);
@@ -166,11 +166,6 @@ int main(int argc, char** argv) {
           // Flags, not dims: --int4-group, --tp, --pp, --prompt.
           args.push_back(key == "int4_group" ? "--int4-group" : "--" + key);
           args.push_back(value);
-          if (key == "tp" || key == "pp") {
-            const int64_t n = PositiveInt(value);
-            if (n < 1) return Fail(fmt::format("{}: bad {}", r.id, d));
-            gpus *= n;
-          }
         } else {
           args.push_back("--dim");
           args.push_back(d);
@@ -197,8 +192,9 @@ int main(int argc, char** argv) {
                     : j["summary"]["latency_s"].get<double>();
     const bool rate =
         r.metric == "tokens_per_s" || r.metric == "throughput_per_s";
-    const double predicted = serve ? static_cast<double>(r.batch * osl) /
-                                         latency / static_cast<double>(gpus)
+    const double predicted = serve
+                                 ? static_cast<double>(r.batch * osl) /
+                                       latency / j["summary"].value("gpus", 1.0)
                              : rate ? static_cast<double>(r.batch) / latency
                                     : latency;
     const double error = predicted / r.measured - 1;
