@@ -43,17 +43,16 @@ absl::StatusOr<double> ActivationBytes(const graph::Graph& graph,
 }
 
 // The decode steps analyzed in full: `samples` evenly spaced steps of
-// 0..generate-1, both ends included.
-std::vector<int64_t> SampleSteps(int64_t generate, int64_t samples) {
-  const int64_t k = std::clamp<int64_t>(samples, 2, generate);
+// 0..count-1, both ends included.
+std::vector<int64_t> SampleSteps(int64_t count, int64_t samples) {
+  const int64_t k = std::clamp<int64_t>(samples, 2, count);
   std::vector<int64_t> steps;
   for (int64_t i = 0; i < k; ++i) {
     const int64_t s =
-        k == 1
-            ? 0
-            : static_cast<int64_t>(std::llround(
-                  static_cast<double>(i) * static_cast<double>(generate - 1) /
-                  static_cast<double>(k - 1)));
+        k == 1 ? 0
+               : static_cast<int64_t>(std::llround(
+                     static_cast<double>(i) * static_cast<double>(count - 1) /
+                     static_cast<double>(k - 1)));
     if (steps.empty() || steps.back() != s) steps.push_back(s);
   }
   return steps;
@@ -75,6 +74,14 @@ double SumInterpolated(const std::vector<ServeStep>& samples,
 }
 
 }  // namespace
+
+int64_t DecodeSteps(int64_t generate) {
+  return std::max<int64_t>(0, generate - 1);
+}
+
+int64_t LastDecodeContext(int64_t prompt, int64_t generate) {
+  return prompt + std::max<int64_t>(1, DecodeSteps(generate)) - 1;
+}
 
 double TokensPerGpu(const ServeResult& r) {
   return r.gpus > 0 ? r.aggregate_output_tokens_per_s / r.gpus : 0;
@@ -191,7 +198,8 @@ absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
   absl::StatusOr<PastRebinder> rebind =
       PastRebinder::Create(*in.decode, *in.decode_next, in.prompt);
   if (!rebind.ok()) return rebind.status();
-  for (int64_t step : SampleSteps(in.generate, in.samples)) {
+  const int64_t analyzed = std::max<int64_t>(1, DecodeSteps(in.generate));
+  for (int64_t step : SampleSteps(analyzed, in.samples)) {
     absl::StatusOr<graph::Graph> g = rebind->At(in.prompt + step);
     if (!g.ok()) return g.status();
     p->contexts.push_back(in.prompt + step);
@@ -398,8 +406,12 @@ absl::StatusOr<ServeResult> Combine(const ServeInputs& in, const Prepared& p,
     const double t = std::max(step->latency_s, m * step->slowest_s);
     r.tpot_by_context.push_back({p.contexts[i], t, joules(*step, t)});
   }
-  r.decode_s = SumInterpolated(r.tpot_by_context);
-  r.tpot_s = r.decode_s / static_cast<double>(in.generate);
+  // M - 1 decode steps; with M = 1 none runs and the TPOT is the step at N.
+  const int64_t steps = DecodeSteps(in.generate);
+  const double interpolated = SumInterpolated(r.tpot_by_context);
+  r.decode_s = steps > 0 ? interpolated : 0;
+  r.tpot_s = steps > 0 ? interpolated / static_cast<double>(steps)
+                       : r.tpot_by_context.front().tpot_s;
   r.request_latency_s = r.ttft_s + r.decode_s;
   r.output_tokens_per_s =
       static_cast<double>(in.generate) / r.request_latency_s;
@@ -408,7 +420,8 @@ absl::StatusOr<ServeResult> Combine(const ServeInputs& in, const Prepared& p,
   const double tokens =
       static_cast<double>(in.concurrency) * static_cast<double>(in.generate);
   ServeEnergy& e = r.energy;
-  e.decode_j = SumInterpolated(r.tpot_by_context, &ServeStep::joules);
+  e.decode_j =
+      steps > 0 ? SumInterpolated(r.tpot_by_context, &ServeStep::joules) : 0;
   e.joules_per_token = (e.prefill_j + e.decode_j) / tokens;
   e.mean_power_w = (e.prefill_j + e.decode_j) / (r.gpus * r.request_latency_s);
   e.usd_per_gpu_hour = in.usd_per_gpu_hour;

@@ -106,8 +106,11 @@ struct ServeInputs {
   const graph::Graph* decode_next = nullptr;  // the same at past N + 1
   std::string decode_name;                    // for error messages
   Hardware hardware;
-  AnalyzeOptions options;   // runtime, precision, ...; batch is set to B / M
-  int64_t prompt = 0;       // N
+  AnalyzeOptions options;  // runtime, precision, ...; batch is set to B / M
+  int64_t prompt = 0;      // N
+  // M output tokens per request: the prefill yields the first, M - 1
+  // decode steps the rest (the step after token k attends over N + k - 1
+  // cached tokens), as vLLM's and TensorRT-LLM's benchmarks count them.
   int64_t generate = 0;     // M
   int64_t concurrency = 1;  // B
   // --tp / --pp: every analysis is sharded (engine/parallel/sharding.h);
@@ -126,7 +129,7 @@ struct ServeInputs {
   // run prices them.
   QuantizeOptions quantize;
   // Decode steps analyzed in full (evenly spaced, both ends included); the
-  // others are interpolated linearly. >= 2; M when M is smaller.
+  // others are interpolated linearly. >= 2; M - 1 when that is smaller.
   int64_t samples = 33;
   // --usd-per-gpu-hour: the price of one GPU for an hour, US dollars; > 0
   // gives the cost per million output tokens.
@@ -165,7 +168,7 @@ struct ServeStep {
 struct ServeEnergy {
   double tdp_w = 0;  // per GPU, from the hardware file (0: unknown)
   double prefill_j = 0;
-  double decode_j = 0;          // the M steps
+  double decode_j = 0;          // the M - 1 steps
   double joules_per_token = 0;  // (prefill_j + decode_j) / (B x M)
   double mean_power_w = 0;      // per GPU over the request
   // With --usd-per-gpu-hour: GPUs x price x request latency / (B x M)
@@ -177,9 +180,11 @@ struct ServeEnergy {
 struct ServeResult {
   int64_t prompt = 0, generate = 0, concurrency = 1;
   double ttft_s = 0;  // prefill analysis latency at batch B
-  double tpot_s = 0;  // mean decode step over the M steps
+  // Mean decode step over the M - 1 steps (M = 1: the step at N, which
+  // the request does not run).
+  double tpot_s = 0;
   std::vector<ServeStep> tpot_by_context;    // the analyzed steps
-  double decode_s = 0;                       // sum of the M steps
+  double decode_s = 0;                       // sum of the M - 1 steps
   double request_latency_s = 0;              // ttft + decode
   double output_tokens_per_s = 0;            // per request: M / latency
   double aggregate_output_tokens_per_s = 0;  // B x M / latency
@@ -274,6 +279,15 @@ absl::StatusOr<ServeSearch> SearchServe(const ServeSearchInputs& inputs,
 // Errors: missing graphs, prompt < 1, generate < 1, concurrency < 1, no KV
 // cache, a past-length dim that does not move affinely, analysis errors.
 absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& inputs);
+
+// The decode steps of a request of `generate` output tokens (the prefill
+// yields the first): generate - 1.
+int64_t DecodeSteps(int64_t generate);
+
+// The cache length of the last decode step analyzed: prompt + generate - 2
+// (prompt when generate is 1 or 2: one step is analyzed even when the
+// request runs none, for its TPOT and per-layer report).
+int64_t LastDecodeContext(int64_t prompt, int64_t generate);
 
 // Largest B with weights + reserve + B x per_request <= capacity.
 int64_t MaxConcurrency(double capacity_bytes, double weight_bytes,

@@ -172,9 +172,10 @@ TEST(FieldFixtures, OptimumMergedDecoderServes) {
   EXPECT_EQ(s["kv_bytes_per_token"], 2 * 2 * 2 * 8 * 4);  // 256
   // KV cache at N + M = 12 tokens, one request: 256 x 12 = 3,072 B.
   EXPECT_DOUBLE_EQ(s["memory"]["kv_cache_bytes"].get<double>(), 3072.0);
-  ASSERT_EQ(s["tpot_by_context"].size(), 4u);
+  // 4 output tokens: the prefill's and 3 decode steps at past 8..10.
+  ASSERT_EQ(s["tpot_by_context"].size(), 3u);
   EXPECT_EQ(s["tpot_by_context"][0]["context"], 8);
-  EXPECT_EQ(s["tpot_by_context"][3]["context"], 11);
+  EXPECT_EQ(s["tpot_by_context"][2]["context"], 10);
   // The report beside it is the first decode step: B = 1, S = 1, P = 8,
   // T = 9: 2 * (2048 + 288) + 1024 = 5,696 MACs, the KV inputs read.
   EXPECT_DOUBLE_EQ(Macs(1, 1, 9), 5696.0);
@@ -213,7 +214,8 @@ TEST(FieldFixtures, OptimumMergedDecoderServes) {
   const nlohmann::json& u = unmerged.json["serve"];
   EXPECT_EQ(u["kv_bytes_per_token"], 256);
   EXPECT_DOUBLE_EQ(u["tpot_s"].get<double>(), s["tpot_s"].get<double>());
-  for (size_t i = 0; i < 4; ++i) {
+  ASSERT_EQ(u["tpot_by_context"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
     EXPECT_DOUBLE_EQ(u["tpot_by_context"][i]["tpot_s"].get<double>(),
                      s["tpot_by_context"][i]["tpot_s"].get<double>());
   }
@@ -401,9 +403,10 @@ TEST(FieldFixtures, WhisperDecoderServesWithFixedCrossAttentionKv) {
   // E = 8: 6,144 + 64*17 = 7,232 MACs.
   EXPECT_DOUBLE_EQ(WhisperDecoderMacs(1, 1, 8, 8, true), 7232.0);
   EXPECT_DOUBLE_EQ(r.json["summary"]["macs"].get<double>(), 7232.0);
-  // Each analyzed step is the decoder at past = context with E still 8.
-  ASSERT_EQ(s["tpot_by_context"].size(), 4u);
-  for (const int i : {0, 3}) {
+  // Each analyzed step is the decoder at past = context with E still 8:
+  // 4 output tokens, the prefill's and 3 steps at past 8..10.
+  ASSERT_EQ(s["tpot_by_context"].size(), 3u);
+  for (const int i : {0, 2}) {
     const nlohmann::json& step = s["tpot_by_context"][i];
     EXPECT_EQ(step["context"], 8 + i);
     const Result at = WhisperDecoderAt(1, 1, 8 + i, 8, true);

@@ -89,7 +89,9 @@ void SetUpLlama(int64_t prompt, int64_t generate, int64_t batch, Fixture* f) {
 
 TEST(Serve, TtftTpotAndRequestLatency) {
   Fixture f;
-  SetUpLlama(1024, 96, 1, &f);
+  // 97 output tokens: the prefill's and 96 decode steps at 1,024..1,119
+  // cached tokens.
+  SetUpLlama(1024, 97, 1, &f);
   f.in.samples = 9;  // 9 analyzed steps of 96: the rest interpolated
   absl::StatusOr<ServeResult> r = AnalyzeServe(f.in);
   ASSERT_TRUE(r.ok()) << r.status();
@@ -119,10 +121,42 @@ TEST(Serve, TtftTpotAndRequestLatency) {
   EXPECT_NEAR(r->tpot_s, dense / 96, 0.01 * dense / 96);
   EXPECT_DOUBLE_EQ(r->decode_s, r->tpot_s * 96);
   EXPECT_DOUBLE_EQ(r->request_latency_s, r->ttft_s + r->decode_s);
-  EXPECT_DOUBLE_EQ(r->output_tokens_per_s, 96 / r->request_latency_s);
+  EXPECT_DOUBLE_EQ(r->output_tokens_per_s, 97 / r->request_latency_s);
   // The cache grows: the last step is slower than the first.
   EXPECT_GT(r->tpot_by_context.back().tpot_s,
             r->tpot_by_context.front().tpot_s);
+}
+
+// One output token is the prefill's: no decode step runs, the request
+// latency is the TTFT, and the TPOT shown is the step at N that would come
+// next. Two output tokens run that one step.
+TEST(Serve, OneOutputTokenIsThePrefillAlone) {
+  Fixture one;
+  SetUpLlama(128, 1, 1, &one);
+  absl::StatusOr<ServeResult> r1 = AnalyzeServe(one.in);
+  ASSERT_TRUE(r1.ok()) << r1.status();
+  ASSERT_EQ(r1->tpot_by_context.size(), 1u);
+  EXPECT_EQ(r1->tpot_by_context.front().context, 128);
+  EXPECT_EQ(r1->decode_s, 0);
+  EXPECT_EQ(r1->energy.decode_j, 0);
+  EXPECT_EQ(r1->request_latency_s, r1->ttft_s);
+  EXPECT_DOUBLE_EQ(r1->output_tokens_per_s, 1 / r1->ttft_s);
+  EXPECT_EQ(r1->tpot_s, r1->tpot_by_context.front().tpot_s);
+
+  Fixture two;
+  SetUpLlama(128, 2, 1, &two);
+  absl::StatusOr<ServeResult> r2 = AnalyzeServe(two.in);
+  ASSERT_TRUE(r2.ok()) << r2.status();
+  ASSERT_EQ(r2->tpot_by_context.size(), 1u);
+  EXPECT_EQ(r2->tpot_s, r1->tpot_s);
+  EXPECT_EQ(r2->decode_s, r2->tpot_s);
+  EXPECT_DOUBLE_EQ(r2->request_latency_s, r2->ttft_s + r2->tpot_s);
+  EXPECT_DOUBLE_EQ(r2->output_tokens_per_s, 2 / r2->request_latency_s);
+  EXPECT_EQ(DecodeSteps(1), 0);
+  EXPECT_EQ(DecodeSteps(256), 255);
+  EXPECT_EQ(LastDecodeContext(512, 256), 766);
+  EXPECT_EQ(LastDecodeContext(512, 1), 512);
+  EXPECT_EQ(LastDecodeContext(512, 2), 512);
 }
 
 TEST(Serve, RebindingEqualsAFreshImport) {
@@ -217,9 +251,9 @@ TEST(Serve, PrefillChunksBoundTheActivations) {
 // Energy: each GPU at TDP x (0.3 + 0.7 x MFU) while a phase runs (mlsysim
 // economics.py); H100 SXM TDP 700 W (NVIDIA datasheet). Checked against
 // the formula applied to independent analyses of the prefill and of every
-// decode step (8 steps, all analyzed). Cost at 3.6 USD per GPU-hour =
-// 0.001 USD/s: 1 GPU x 0.001 x request latency / (2 x 8 tokens) x 1e6 =
-// 62.5 x latency USD per million tokens.
+// decode step (8 output tokens: the prefill's and 7 steps, all analyzed).
+// Cost at 3.6 USD per GPU-hour = 0.001 USD/s: 1 GPU x 0.001 x request
+// latency / (2 x 8 tokens) x 1e6 = 62.5 x latency USD per million tokens.
 TEST(Serve, EnergyAndCostPerTokenByHand) {
   Fixture f;
   SetUpLlama(256, 8, 2, &f);
@@ -240,7 +274,7 @@ TEST(Serve, EnergyAndCostPerTokenByHand) {
       PastRebinder::Create(f.decode, f.decode_next, 256);
   ASSERT_TRUE(rebind.ok()) << rebind.status();
   double decode_j = 0;
-  for (int64_t i = 0; i < 8; ++i) {
+  for (int64_t i = 0; i < 7; ++i) {
     absl::StatusOr<graph::Graph> g = rebind->At(256 + i);
     ASSERT_TRUE(g.ok());
     absl::StatusOr<Analysis> a = Analyze(*g, f.in.hardware, o);
@@ -472,7 +506,8 @@ TEST(ServeSearchSpace, PointsAreTheQuantizeAndShardingAnalyses) {
   ASSERT_NE(pipe, nullptr);
   ASSERT_EQ(q->tpot_by_context.size(), 2u);
   double q_sum = 0, pipe_sum = 0;
-  for (int64_t past : {128, 135}) {
+  // 8 output tokens: the prefill's and 7 steps at past 128..134.
+  for (int64_t past : {128, 134}) {
     absl::StatusOr<graph::Graph> step = rebind->At(past);
     ASSERT_TRUE(step.ok());
     absl::StatusOr<QuantizeResult> qr =
@@ -591,23 +626,24 @@ TEST(ServeCli, HtmlChartsByHand) {
                 &out, &err),
             0)
       << err;
-  // 33 decode steps analyzed in full (ServeInputs::samples, evenly spaced,
-  // both ends): one point each; the first step starts with the 512 prompt
-  // tokens in the cache, the last with 512 + 256 - 1 = 767.
+  // 256 output tokens: the prefill's and 255 decode steps, of which 33 are
+  // analyzed in full (ServeInputs::samples, evenly spaced, both ends): one
+  // point each; the first step starts with the 512 prompt tokens in the
+  // cache, the last with 512 + 255 - 1 = 766.
   const std::string tpot = Section(out, "line-chart-0");
   ASSERT_FALSE(tpot.empty());
   EXPECT_EQ(Count(tpot, "<circle class=\"pt\""), 33u);
   EXPECT_EQ(Count(tpot, "<polyline class=\"line\""), 1u);
   EXPECT_NE(tpot.find("<circle class=\"pt\" data-x=\"512\""),
             std::string::npos);
-  EXPECT_NE(tpot.find("<circle class=\"pt\" data-x=\"767\""),
+  EXPECT_NE(tpot.find("<circle class=\"pt\" data-x=\"766\""),
             std::string::npos);
-  // x ticks over 512..767: 550, 600, ..., 750 (step 50, at most 8 ticks).
+  // x ticks over 512..766: 550, 600, ..., 750 (step 50, at most 8 ticks).
   EXPECT_EQ(Count(tpot, "class=\"tick-x\""), 5u);
   EXPECT_NE(tpot.find(">Context (tokens in the KV cache)</text>"),
             std::string::npos);
   EXPECT_NE(tpot.find(">Time per output token (s)</text>"), std::string::npos);
-  EXPECT_NE(tpot.find("(33 of 256)"), std::string::npos);
+  EXPECT_NE(tpot.find("(33 of 255)"), std::string::npos);
 
   // Memory stack of one GPU, bytes:
   //   weights = 8,030,261,248 params x 2 B (bf16) = 16,060,522,496;

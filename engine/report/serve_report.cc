@@ -12,8 +12,9 @@ std::string FormatServe(const ServeResult& r) {
   constexpr size_t kLabelWidth = 34;
   constexpr size_t kNestedWidth = kLabelWidth - 2;
   std::string out = fmt::format(
-      "Serving: prompt {} tokens, generate {} tokens, concurrency {}\n",
-      r.prompt, r.generate, r.concurrency);
+      "Serving: prompt {} tokens, generate {} tokens (the prefill's first + "
+      "{} decode steps), concurrency {}\n",
+      r.prompt, r.generate, DecodeSteps(r.generate), r.concurrency);
   out += RenderItems(
       {{"time to first token (prefill)", FormatSeconds(r.ttft_s)},
        {"time per output token (mean)", FormatSeconds(r.tpot_s)},
@@ -114,16 +115,17 @@ void AddServeHtml(const ServeResult& r, HtmlReportInput* page) {
         {.x = static_cast<double>(s.context), .y_s = s.tpot_s});
   }
   tpot.note = fmt::format(
-      "Time to first token (prefill of {} tokens x {} requests) {}; mean time "
-      "per output token {} over the {} steps; request latency (TTFT + decode) "
-      "{}; {} output tokens/s per request, {} in aggregate. Each point is a "
-      "decode step analyzed in full ({} of {}); the others are interpolated "
-      "linearly between them.",
-      r.prompt, r.concurrency, FormatSeconds(r.ttft_s), FormatSeconds(r.tpot_s),
-      r.generate, FormatSeconds(r.request_latency_s),
-      FormatNumber(r.output_tokens_per_s),
+      "Time to first token (prefill of {} tokens x {} requests, which yields "
+      "the first of the {} output tokens) {}; mean time per output token {} "
+      "over the {} decode steps; request latency (TTFT + decode) {}; {} "
+      "output tokens/s per request, {} in aggregate. Each point is a decode "
+      "step analyzed in full ({} of {}); the others are interpolated linearly "
+      "between them.",
+      r.prompt, r.concurrency, r.generate, FormatSeconds(r.ttft_s),
+      FormatSeconds(r.tpot_s), DecodeSteps(r.generate),
+      FormatSeconds(r.request_latency_s), FormatNumber(r.output_tokens_per_s),
       FormatNumber(r.aggregate_output_tokens_per_s), r.tpot_by_context.size(),
-      r.generate);
+      DecodeSteps(r.generate));
   page->line_charts.push_back(std::move(tpot));
 
   const ServeMemory& m = r.memory;

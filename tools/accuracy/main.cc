@@ -7,11 +7,11 @@
 //
 // Serving rows (metric serve_output_tokens_per_s_per_gpu) run the decode
 // zoo entry with --serve: the batch column is the concurrency B, dims
-// prompt=N (--prompt) and osl=L, the output tokens per request as a
-// benchmark counts them. The first of them comes out of the prefill (the
-// context phase), so the run generates L - 1 more (--generate L-1: L - 1
-// decode steps, README "Serving"), and the prediction is B x L / (TTFT +
-// the decode steps) / GPUs (summary.gpus).
+// prompt=N (--prompt) and osl=L (--generate), the output tokens per
+// request as a benchmark counts them: the first comes out of the prefill
+// (the context phase) and L - 1 from decode steps, as --serve counts them
+// (README "Serving"). The prediction is the aggregate output tokens/s,
+// B x L / (TTFT + the L - 1 decode steps), / GPUs (summary.gpus).
 //
 //   accuracy bench/accuracy/references.tsv [--format md] [--max-median F]
 //
@@ -156,11 +156,10 @@ int main(int argc, char** argv) {
         const std::string key = d.substr(0, eq);
         const std::string value = d.substr(eq + 1);
         if (key == "osl") {
-          // L output tokens: the prefill's and L - 1 decode steps.
           osl = PositiveInt(value);
-          if (osl < 2) return Fail(fmt::format("{}: osl must be >= 2", r.id));
+          if (osl < 1) return Fail(fmt::format("{}: osl must be >= 1", r.id));
           args.push_back("--generate");
-          args.push_back(std::to_string(osl - 1));
+          args.push_back(std::to_string(osl));
         } else if (key == "int4_group" || key == "tp" || key == "pp" ||
                    key == "prompt") {
           // Flags, not dims: --int4-group, --tp, --pp, --prompt.
@@ -187,16 +186,16 @@ int main(int argc, char** argv) {
     }
     const nlohmann::json j = nlohmann::json::parse(out.str());
     const double latency =
-        serve       ? j["serve"]["request_latency_s"].get<double>()
+        serve       ? 0
         : quantized ? j["quantize"]["summary"]["latency_s"].get<double>()
                     : j["summary"]["latency_s"].get<double>();
     const bool rate =
         r.metric == "tokens_per_s" || r.metric == "throughput_per_s";
-    const double predicted = serve
-                                 ? static_cast<double>(r.batch * osl) /
-                                       latency / j["summary"].value("gpus", 1.0)
-                             : rate ? static_cast<double>(r.batch) / latency
-                                    : latency;
+    const double predicted =
+        serve ? j["serve"]["aggregate_output_tokens_per_s"].get<double>() /
+                    j["summary"].value("gpus", 1.0)
+        : rate ? static_cast<double>(r.batch) / latency
+               : latency;
     const double error = predicted / r.measured - 1;
     (own_runtime ? gated : other).push_back(std::abs(error));
     const std::string runtime = own_runtime ? r.runtime : r.runtime + "*";

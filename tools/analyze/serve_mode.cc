@@ -468,15 +468,15 @@ absl::StatusOr<engine::ServeGraphs> ServeGraphsAt(const RunContext& ctx,
                                                   int64_t prompt,
                                                   int64_t generate,
                                                   int64_t batch) {
-  absl::StatusOr<Graphs> graphs =
-      LoadGraphs(ctx, prompt, prompt + generate - 1, batch);
+  absl::StatusOr<Graphs> graphs = LoadGraphs(
+      ctx, prompt, engine::LastDecodeContext(prompt, generate), batch);
   if (!graphs.ok()) return graphs.status();
   absl::StatusOr<engine::PastRebinder> rebind =
       engine::PastRebinder::Create(graphs->decode, graphs->decode_next, prompt);
   if (!rebind.ok())
     return InputError(ctx, std::string(MessageOf(rebind.status())));
-  if (absl::Status v =
-          rebind->Verify(graphs->decode_last, prompt + generate - 1);
+  if (absl::Status v = rebind->Verify(
+          graphs->decode_last, engine::LastDecodeContext(prompt, generate));
       !v.ok()) {
     return InputError(ctx, std::string(MessageOf(v)));
   }
