@@ -543,7 +543,8 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
   }
   FusionPlan plan;
   if (runtime.fusion.any()) {
-    absl::StatusOr<FusionPlan> planned = PlanFusion(graph, runtime.fusion);
+    absl::StatusOr<FusionPlan> planned =
+        PlanFusion(graph, runtime.fusion, options.fusion_barriers);
     if (!planned.ok()) return planned.status();
     plan = *std::move(planned);
   }

@@ -53,6 +53,11 @@ struct AnalyzeOptions {
   // Weight-only quantized weights ("int8", "int4"; "" none): matrix kernels
   // stream them at the runtime's weight_only_bandwidth factor.
   std::string weight_only;
+  // Tensors of the analyzed graph that a collective will sit on once the
+  // analysis is sharded (CollectiveBarriers, engine/parallel/sharding.h):
+  // the runtime's fusion plans no kernel that holds both the producer and a
+  // consumer of one (PlanFusion's barriers). Empty: one GPU, fuse freely.
+  std::vector<int> fusion_barriers;
 };
 
 // Everything assumed, printed in every output.

@@ -133,6 +133,10 @@ struct Prepared {
   // prefill's and the decoder's structure (one for every step: the steps
   // are copies of one graph with other dims).
   std::optional<ShardingStructure> prefill_structure, step_structure;
+  // The tensors the collectives of tensor parallelism sit on
+  // (CollectiveBarriers) in the prefill and in the decoder: layouts with
+  // tp > 1 plan their kernels around them.
+  std::vector<int> prefill_barriers, step_barriers;
 };
 
 int Microbatches(const ParallelOptions& p) {
@@ -223,6 +227,14 @@ absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
         FindShardingStructure(p->steps.front());
     if (!step.ok()) return step.status();
     p->step_structure = *std::move(step);
+    absl::StatusOr<std::vector<int>> pre_barriers = CollectiveBarriers(
+        *in.prefill, in.options.runtime, &*p->prefill_structure);
+    if (!pre_barriers.ok()) return pre_barriers.status();
+    p->prefill_barriers = *std::move(pre_barriers);
+    absl::StatusOr<std::vector<int>> step_barriers = CollectiveBarriers(
+        p->steps.front(), in.options.runtime, &*p->step_structure);
+    if (!step_barriers.ok()) return step_barriers.status();
+    p->step_barriers = *std::move(step_barriers);
   }
   return absl::OkStatus();
 }
@@ -237,11 +249,15 @@ struct Phases {
 // `peak_before`: the peak key of the run's own analysis (needed to quantize;
 // found by analyzing the prefill as the run prices it when empty).
 // `lean`: the layers' tensor descriptions are dropped (a search copies each
-// analysis once per layout; no figure reads them).
+// analysis once per layout; no figure reads them). `tp_plan`: for layouts
+// with tp > 1, whose kernels are planned around the collectives (the
+// Prepared barriers; Prepare with `sharded`).
 absl::StatusOr<Phases> AnalyzePhases(const ServeInputs& in, const Prepared& p,
-                                     std::string peak_before, bool lean) {
+                                     std::string peak_before, bool lean,
+                                     bool tp_plan) {
   AnalyzeOptions opts = in.options;
   opts.batch = in.concurrency / Microbatches(in.parallel);
+  opts.fusion_barriers.clear();
   const bool quantized = !in.quantize.weights.empty();
   if (quantized) {
     if (absl::Status s = ValidateQuantizeOptions(*in.decode, in.quantize);
@@ -269,10 +285,12 @@ absl::StatusOr<Phases> AnalyzePhases(const ServeInputs& in, const Prepared& p,
     }
   };
   Phases out;
+  if (tp_plan) opts.fusion_barriers = p.prefill_barriers;
   absl::StatusOr<Analysis> prefill = analyze(*in.prefill);
   if (!prefill.ok()) return prefill.status();
   out.prefill = *std::move(prefill);
   slim(&out.prefill);
+  if (tp_plan) opts.fusion_barriers = p.step_barriers;
   for (const graph::Graph& g : p.steps) {
     absl::StatusOr<Analysis> a = analyze(g);
     if (!a.ok()) return a.status();
@@ -440,7 +458,8 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
   if (absl::Status s = Prepare(in, in.parallel.gpus() > 1, &p); !s.ok()) {
     return s;
   }
-  absl::StatusOr<Phases> phases = AnalyzePhases(in, p, "", /*lean=*/false);
+  absl::StatusOr<Phases> phases =
+      AnalyzePhases(in, p, "", /*lean=*/false, /*tp_plan=*/in.parallel.tp > 1);
   if (!phases.ok()) return phases.status();
   return Combine(in, p, &*phases, /*consume=*/true);
 }
@@ -574,16 +593,32 @@ absl::StatusOr<ServeSearch> SearchServe(const ServeSearchInputs& in,
         run.push_back(&c);
       }
       if (run.empty() && (wi > 0 || weights_chosen)) continue;
-      absl::StatusOr<Phases> phases =
-          AnalyzePhases(at, prepared, peak_before, /*lean=*/true);
-      if (!phases.ok()) return phases.status();
-      s.analyses += 1 + static_cast<int64_t>(phases->steps.size());
+      // The analyses of the one-GPU plan ([0]: layouts with tp 1) and of the
+      // plan around tensor parallelism's collectives ([1]: tp > 1), each
+      // made when a layout needs it; the last layout using one consumes it.
+      std::optional<Phases> plans[2];
+      size_t last_of[2] = {0, 0};
+      bool needed[2] = {run.empty(), false};
+      for (size_t i = 0; i < run.size(); ++i) {
+        const int k = run[i]->parallel.tp > 1 ? 1 : 0;
+        needed[k] = true;
+        last_of[k] = i;
+      }
+      for (int k = 0; k < 2; ++k) {
+        if (!needed[k]) continue;
+        absl::StatusOr<Phases> phases = AnalyzePhases(
+            at, prepared, peak_before, /*lean=*/true, /*tp_plan=*/k == 1);
+        if (!phases.ok()) return phases.status();
+        s.analyses += 1 + static_cast<int64_t>(phases->steps.size());
+        plans[k] = *std::move(phases);
+      }
+      const Phases& first = plans[0] ? *plans[0] : *plans[1];
       if (w.empty() && !weights_chosen) {
         // The weight precisions worth searching: narrower than the run's,
         // on a model that is not quantized already.
         weights_chosen = true;
-        peak_before = phases->prefill.assumptions.peak_precision;
-        const double bytes = BytesPerParam(phases->steps.front());
+        peak_before = first.prefill.assumptions.peak_precision;
+        const double bytes = BytesPerParam(first.steps.front());
         for (const std::string& q : in.weights) {
           QuantizeOptions qo;
           qo.weights = q;
@@ -604,6 +639,8 @@ absl::StatusOr<ServeSearch> SearchServe(const ServeSearchInputs& in,
       }
       for (size_t i = 0; i < run.size(); ++i) {
         Config& c = *run[i];
+        const int k = c.parallel.tp > 1 ? 1 : 0;
+        Phases* phases = &*plans[k];
         ServeInputs ci = at;
         ci.parallel = c.parallel;
         ci.concurrency = b * c.parallel.pp;
@@ -626,7 +663,7 @@ absl::StatusOr<ServeSearch> SearchServe(const ServeSearchInputs& in,
           }
         }
         absl::StatusOr<ServeResult> r =
-            Combine(ci, prepared, &*phases, /*consume=*/i + 1 == run.size());
+            Combine(ci, prepared, phases, /*consume=*/i == last_of[k]);
         if (!r.ok()) {
           exclude(c, 0, 0, std::string(r.status().message()));
           continue;

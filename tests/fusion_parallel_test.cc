@@ -4,6 +4,7 @@
 // GPUs, and the CLI. fp32 = 4 bytes per element; FLOPs at 2 per MAC; the
 // elementwise costs are engine/counters/cost_table.h's: Mul 1, Sigmoid
 // 8 + 1 + 4 = 13, Softmax 1 + 1 + 8 + 1 + 4 = 15 FLOPs per element.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -34,9 +35,21 @@ using ::ridgeline::testing::GraphBuilder;
 //   m = g * Sigmoid(g) * u                             interior
 //   d = m @ Wd                               [1,4,8]   row-parallel
 //   y = h + d                                          replicated
-graph::Graph TransformerLayer() {
+// With `decoder`, a one-layer Llama-style decoder: RMSNorms (one node each,
+// weight [8]) before the attention (input_norm: q, k, v read a =
+// input_norm(x)), before the MLP (post_norm: gate and up read
+// n = post_norm(h)) and after the layer (final_norm), then the LM head
+// logits = final_norm(y) @ Wlm [8, 32], the graph output.
+graph::Graph TransformerLayer(bool decoder = false) {
   GraphBuilder b;
   const int x = b.Input("x", {1, 4, 8});
+  auto rms_norm = [&b](const std::string& name, int in) {
+    const int w = b.Weight(name + "_w", {8});
+    const int out = b.Value(name, {1, 4, 8});
+    b.Node(name, "RMSNormalization", {in, w}, {out});
+    return out;
+  };
+  const int a = decoder ? rms_norm("input_norm", x) : x;
   const int split_shape = b.Weight("split_shape", {4}, graph::DType::kInt64);
   const int merge_shape = b.Weight("merge_shape", {3}, graph::DType::kInt64);
   const int scale = b.Weight("scale", {1});
@@ -49,7 +62,7 @@ graph::Graph TransformerLayer() {
     const int p = b.Value(n, {1, 4, 8});
     const int r = b.Value(n + "_r", {1, 4, 2, 4});
     heads[i] = b.Value(n + "_t", {1, 2, 4, 4});
-    b.Node(n + "_proj", "MatMul", {x, w}, {p});
+    b.Node(n + "_proj", "MatMul", {a, w}, {p});
     b.Node(n + "_reshape", "Reshape", {p, split_shape}, {r});
     b.Node(n + "_transpose", "Transpose", {r}, {heads[i]},
            perm(i == 1 ? std::vector<int64_t>{0, 2, 3, 1}
@@ -82,14 +95,23 @@ graph::Graph TransformerLayer() {
   const int m = b.Value("m", {1, 4, 16});
   const int d = b.Value("d", {1, 4, 8});
   const int y = b.Value("y", {1, 4, 8});
-  b.Node("gate_proj", "MatMul", {h, wg}, {g});
-  b.Node("up_proj", "MatMul", {h, wu}, {u});
+  const int mlp_in = decoder ? rms_norm("post_norm", h) : h;
+  b.Node("gate_proj", "MatMul", {mlp_in, wg}, {g});
+  b.Node("up_proj", "MatMul", {mlp_in, wu}, {u});
   b.Node("sigmoid", "Sigmoid", {g}, {sg});
   b.Node("silu_mul", "Mul", {g, sg}, {sl});
   b.Node("gate_up_mul", "Mul", {sl, u}, {m});
   b.Node("down_proj", "MatMul", {m, wd}, {d});
   b.Node("mlp_residual", "Add", {h, d}, {y});
-  b.Output(y);
+  if (!decoder) {
+    b.Output(y);
+    return b.Finish();
+  }
+  const int f = rms_norm("final_norm", y);
+  const int wlm = b.Weight("Wlm", {8, 32});
+  const int logits = b.Value("logits", {1, 4, 32});
+  b.Node("lm_head", "MatMul", {f, wlm}, {logits});
+  b.Output(logits);
   return b.Finish();
 }
 
@@ -312,6 +334,215 @@ TEST(FusionTensorParallel, Llama8bFlopsOverTheGpusSumToTheWhole) {
   EXPECT_DOUBLE_EQ(two.result.latency_unfused_s,
                    two.analysis.summary.latency_s);
   EXPECT_LT(two.result.latency_s, two.result.latency_unfused_s);
+}
+
+// The kernels of an analysis in launch order, each as its layers' names
+// (sorted).
+std::vector<std::vector<std::string>> KernelLayers(const Analysis& a) {
+  std::vector<std::vector<std::string>> out;
+  for (const KernelResult& k : a.kernels) {
+    std::vector<std::string> names;
+    for (int li : k.layers) names.push_back(a.layers[li].name);
+    std::sort(names.begin(), names.end());
+    out.push_back(std::move(names));
+  }
+  return out;
+}
+
+using Kernels = std::vector<std::vector<std::string>>;
+
+// The runtime profile's own kernel plan under --tp: a collective is a
+// barrier to its fusion, as it is to the --fuse what-if's.
+absl::StatusOr<Analysis> ShardedUnder(const graph::Graph& g,
+                                      const std::string& runtime, int tp,
+                                      Runtime* rt) {
+  absl::StatusOr<Runtime> r = zoo::ResolveRuntime(runtime);
+  if (!r.ok()) return r.status();
+  *rt = *std::move(r);
+  AnalyzeOptions o;
+  o.runtime = rt;
+  return AnalyzeSharded(g, ToyNode(), o, {.tp = tp});
+}
+
+// The toy's GEMMs are narrower than 16 (n or k), so they run as
+// elementwise-class kernels (ClassOfNode, engine/kernel_plan.h) and are
+// not merged as sibling GEMMs: q, k and v stay three kernels, up stays
+// apart from gate. A fused kernel is launched where its first member is:
+// the attention kernel (its first member q's Transpose) before k_proj.
+// The attention kernel: every non-view member of the attention group (the
+// q/k/v Reshapes and o_reshape are views, in no kernel).
+const std::vector<std::string> kAttention = {
+    "av", "k_transpose", "o_transpose", "q_transpose",
+    "qk", "scale_mul",   "softmax",     "v_transpose"};
+// gate_proj with its epilogue (SiLU and the product with up).
+const std::vector<std::string> kGate = {"gate_proj", "gate_up_mul", "sigmoid",
+                                        "silu_mul"};
+
+// One layer, no norms, `compiled` (epilogue + elementwise + attention
+// fusion). One GPU: o_proj and down take their residual Adds as
+// epilogues: q, attention, k, v, o_proj+Add, gate, up, down+Add = 8
+// kernels. Two GPUs: o_proj and down write partial sums that are
+// all-reduced before the Adds read them, so each Add is a kernel of its own
+// after its all-reduce (h + d cannot join h's Add either: the path through
+// the MLP would leave the group and re-enter it): 10 + 2 all-reduces = 12.
+TEST(RuntimeFusionTensorParallel, CompiledKeepsNoKernelAcrossTheAllReduce) {
+  const graph::Graph g = TransformerLayer();
+  Runtime rt;
+  absl::StatusOr<Analysis> one = ShardedUnder(g, "compiled", 1, &rt);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(KernelLayers(*one), (Kernels{{"q_proj"},
+                                         kAttention,
+                                         {"k_proj"},
+                                         {"v_proj"},
+                                         {"attn_residual", "o_proj"},
+                                         kGate,
+                                         {"up_proj"},
+                                         {"down_proj", "mlp_residual"}}));
+  EXPECT_EQ(one->summary.kernels, 8);
+  absl::StatusOr<Analysis> two = ShardedUnder(g, "compiled", 2, &rt);
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_EQ(KernelLayers(*two), (Kernels{{"q_proj"},
+                                         kAttention,
+                                         {"k_proj"},
+                                         {"v_proj"},
+                                         {"o_proj"},
+                                         {"AllReduce:o_proj"},
+                                         {"attn_residual"},
+                                         kGate,
+                                         {"up_proj"},
+                                         {"down_proj"},
+                                         {"AllReduce:down_proj"},
+                                         {"mlp_residual"}}));
+  EXPECT_EQ(two->summary.kernels, 12);
+  EXPECT_EQ(two->summary.parallel->collectives, 2);
+  // o_proj's kernel is o_proj alone, row-parallel on each GPU: 4 x 8 x 8 /
+  // 2 = 128 MACs = 256 FLOPs; reads o_m (4 x 8 x 4 B) / 2 = 64 B and Wo
+  // (8 x 8 x 4 B) / 2 = 128 B, writes the whole partial sum 4 x 8 x 4 =
+  // 128 B: 320 B. The layer's latency is its kernel's.
+  int checked = 0;
+  for (const LayerResult& l : two->layers) {
+    if (l.name != "o_proj") continue;
+    ASSERT_GE(l.kernel, 0);
+    const KernelResult& k = two->kernels[l.kernel];
+    EXPECT_EQ(k.layers.size(), 1u);
+    EXPECT_DOUBLE_EQ(k.work.matrix_flops + k.work.other_flops, 256);
+    EXPECT_DOUBLE_EQ(k.work.bytes, 320);
+    EXPECT_DOUBLE_EQ(l.latency_s, k.time.latency_s);
+    ++checked;
+  }
+  EXPECT_EQ(checked, 1);
+}
+
+// The one-layer decoder (RMSNorms, LM head) on two GPUs. `compiled` keeps
+// the LM head whole (gpt-fast): input_norm, q, attention, k, v, o_proj,
+// all-reduce, attn_residual + post_norm (the Add fuses forward with the
+// norm it feeds, as Inductor does), gate, up, down, all-reduce,
+// mlp_residual + final_norm, LM head: 12 + 2 = 14 kernels. One GPU: the
+// Adds are o_proj's and down's epilogues and the norms stand alone: 12.
+// `tensorrt` splits the LM head by vocabulary: the same kernels and an
+// all-gather of the logits, 15.
+TEST(RuntimeFusionTensorParallel, DecoderAddFusesWithTheNextNorm) {
+  const graph::Graph g = TransformerLayer(/*decoder=*/true);
+  Runtime rt;
+  absl::StatusOr<Analysis> one = ShardedUnder(g, "compiled", 1, &rt);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(KernelLayers(*one), (Kernels{{"input_norm"},
+                                         {"q_proj"},
+                                         kAttention,
+                                         {"k_proj"},
+                                         {"v_proj"},
+                                         {"attn_residual", "o_proj"},
+                                         {"post_norm"},
+                                         kGate,
+                                         {"up_proj"},
+                                         {"down_proj", "mlp_residual"},
+                                         {"final_norm"},
+                                         {"lm_head"}}));
+  EXPECT_EQ(one->summary.kernels, 12);
+  const Kernels sharded = {{"input_norm"},
+                           {"q_proj"},
+                           kAttention,
+                           {"k_proj"},
+                           {"v_proj"},
+                           {"o_proj"},
+                           {"AllReduce:o_proj"},
+                           {"attn_residual", "post_norm"},
+                           kGate,
+                           {"up_proj"},
+                           {"down_proj"},
+                           {"AllReduce:down_proj"},
+                           {"final_norm", "mlp_residual"},
+                           {"lm_head"}};
+  absl::StatusOr<Analysis> compiled = ShardedUnder(g, "compiled", 2, &rt);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  EXPECT_EQ(KernelLayers(*compiled), sharded);
+  EXPECT_EQ(compiled->summary.kernels, 14);
+  // The Add + norm kernel: reads x (4 x 8 x 4 = 128 B), the all-reduced
+  // attn (128 B, whole) and post_norm's weight (8 x 4 = 32 B); writes h
+  // (128 B, read again by mlp_residual) and n (128 B): 544 B.
+  int checked = 0;
+  for (const KernelResult& k : compiled->kernels) {
+    if (k.layers.size() == 2 &&
+        compiled->layers[k.layers[0]].name == "attn_residual") {
+      EXPECT_DOUBLE_EQ(k.work.bytes, 544);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 1);
+  absl::StatusOr<Analysis> trt = ShardedUnder(g, "tensorrt", 2, &rt);
+  ASSERT_TRUE(trt.ok()) << trt.status();
+  Kernels with_gather = sharded;
+  with_gather.push_back({"AllGather:lm_head"});
+  EXPECT_EQ(KernelLayers(*trt), with_gather);
+  EXPECT_EQ(trt->summary.kernels, 15);
+}
+
+// `eager` fuses nothing: every node that is not a view is a kernel, sharded
+// or not. Views: the four Reshapes and, as PyTorch strided views, the q, k
+// and v Transposes (o_transpose feeds a Reshape: a copy kernel). Kernels:
+// 3 norms, 3 projections, qk, scale, softmax, av, o_transpose, o_proj,
+// attn_residual, gate, up, sigmoid, two Muls, down, mlp_residual, LM head
+// = 21, + 2 all-reduces + the logits' all-gather = 24 on two GPUs.
+TEST(RuntimeFusionTensorParallel, EagerHasNothingToSplit) {
+  const graph::Graph g = TransformerLayer(/*decoder=*/true);
+  Runtime rt;
+  absl::StatusOr<Analysis> one = ShardedUnder(g, "eager", 1, &rt);
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_EQ(one->summary.kernels, 21);
+  absl::StatusOr<Analysis> two = ShardedUnder(g, "eager", 2, &rt);
+  ASSERT_TRUE(two.ok()) << two.status();
+  EXPECT_EQ(two->summary.kernels, 24);
+}
+
+// An analysis planned without the barriers (one GPU's plan) is refused by
+// the tensor-parallel sharding, naming the kernel and the collective.
+TEST(RuntimeFusionTensorParallel, ShardingRefusesAPlanAcrossACollective) {
+  const graph::Graph g = TransformerLayer();
+  absl::StatusOr<Runtime> rt = zoo::ResolveRuntime("compiled");
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  AnalyzeOptions o;
+  o.runtime = &*rt;
+  absl::StatusOr<Analysis> a = Analyze(g, ToyNode(), o);
+  ASSERT_TRUE(a.ok()) << a.status();
+  absl::StatusOr<Analysis> s = ShardAnalysis(g, *a, {.tp = 2});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(s.status().message().find(
+                "kernel 'epilogue:o_proj' spans the AllReduce after 'o_proj'"),
+            std::string::npos)
+      << s.status();
+  // One GPU's sharding (tp 1) inserts no collective: the plan stands.
+  EXPECT_TRUE(ShardAnalysis(g, *a, {.tp = 1}).ok());
+  // With the barriers it shards; the barriers are the row-parallel outputs.
+  absl::StatusOr<std::vector<int>> barriers = CollectiveBarriers(g, &*rt);
+  ASSERT_TRUE(barriers.ok()) << barriers.status();
+  std::vector<std::string> names;
+  for (int t : *barriers) names.push_back(g.tensor(t).name);
+  EXPECT_EQ(names, (std::vector<std::string>{"attn", "d"}));
+  o.fusion_barriers = *barriers;
+  absl::StatusOr<Analysis> planned = Analyze(g, ToyNode(), o);
+  ASSERT_TRUE(planned.ok()) << planned.status();
+  EXPECT_TRUE(ShardAnalysis(g, *std::move(planned), {.tp = 2}).ok());
 }
 
 TEST(FusionTensorParallelCli, TpFusesAndPpIsRefused) {

@@ -231,7 +231,11 @@ absl::StatusOr<Sharded> Shard(const graph::Graph& g, std::string_view hw_key,
   o.precision = precision;
   absl::StatusOr<engine::Analysis> a = engine::Analyze(g, *hw, o);
   if (!a.ok()) return a.status();
-  absl::StatusOr<engine::Analysis> s = engine::ShardAnalysis(g, *a, parallel);
+  // Planned with the collectives as fusion barriers, then sharded (one GPU:
+  // the analysis itself sharded, for its parallel summary).
+  absl::StatusOr<engine::Analysis> s =
+      parallel.gpus() > 1 ? engine::AnalyzeSharded(g, *hw, o, parallel)
+                          : engine::ShardAnalysis(g, *a, parallel);
   if (!s.ok()) return s.status();
   return Sharded{*std::move(a), *std::move(s)};
 }
@@ -677,11 +681,16 @@ TEST_F(Llama8bDecode, TensorParallelSweepPointsAreShardedAnalyses) {
   EXPECT_EQ(spec->tp, (std::vector<int64_t>{1, 2, 4, 8}));
   EXPECT_FALSE(engine::ParseSweepSpec("tp=8192").ok());
   EXPECT_FALSE(engine::ParseSweepSpec("tp=0").ok());
-  absl::StatusOr<Sharded> base = Shard(*graph_, "h100-sxm", {});
+  absl::StatusOr<engine::Hardware> hw = testing::SourceHardware("h100-sxm");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  absl::StatusOr<engine::Runtime> rt = zoo::ResolveRuntime("compiled");
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  engine::AnalyzeOptions o;
+  o.runtime = &*rt;
+  o.precision = "bf16";
+  absl::StatusOr<engine::Analysis> base = engine::Analyze(*graph_, *hw, o);
   ASSERT_TRUE(base.ok()) << base.status();
-  engine::ShardAtTp at = [&](int tp) -> absl::StatusOr<engine::Analysis> {
-    return engine::ShardAnalysis(*graph_, base->whole, {.tp = tp});
-  };
+  const engine::ShardAtTp at = engine::ShardAtEachTp(*graph_, *hw, o, *base);
   absl::StatusOr<engine::SweepResult> r =
       engine::SweepTensorParallel(at, spec->tp);
   ASSERT_TRUE(r.ok()) << r.status();

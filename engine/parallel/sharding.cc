@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -139,6 +141,62 @@ NodeShare ShareOf(Role role, double tp) {
       break;
   }
   return {};
+}
+
+// A collective that tensor parallelism places after a graph node.
+struct TpCollective {
+  int node = -1;
+  CollectiveOp op = CollectiveOp::kAllReduce;
+};
+
+// The collectives of a tensor-parallel layout: an all-reduce after every
+// row-parallel MatMul and every MoE layer, an all-gather after a split LM
+// head.
+std::vector<TpCollective> TensorParallelCollectives(
+    const TransformerBlocks& b, const std::vector<MoeLayer>& moe,
+    bool split_lm_head) {
+  std::vector<TpCollective> out;
+  for (const MegatronBlock& block : b.blocks) {
+    out.push_back({block.row, CollectiveOp::kAllReduce});
+  }
+  for (const MoeLayer& m : moe) {
+    out.push_back({m.node, CollectiveOp::kAllReduce});
+  }
+  if (split_lm_head) out.push_back({b.lm_head, CollectiveOp::kAllGather});
+  return out;
+}
+
+// A runtime that keeps the LM head whole runs it on every GPU, unsplit.
+bool SplitsLmHead(const TransformerBlocks& b, const Runtime& runtime) {
+  return b.lm_head >= 0 && !runtime.tp_replicates_lm_head;
+}
+
+// The kernel that holds both `node` and a reader of its outputs (reached
+// through layers without a kernel: views), or -1. `layer_of`: per node,
+// its index in a.layers.
+int KernelAcross(const graph::Graph& graph, const Analysis& a,
+                 const std::vector<int>& layer_of, int node) {
+  const int li = layer_of[node];
+  const int k = li >= 0 ? a.layers[li].kernel : -1;
+  if (k < 0) return -1;
+  std::vector<int> stack(graph.node(node).outputs.begin(),
+                         graph.node(node).outputs.end());
+  absl::flat_hash_set<int> seen;
+  while (!stack.empty()) {
+    const int t = stack.back();
+    stack.pop_back();
+    if (t < 0 || !seen.insert(t).second) continue;
+    for (int c : graph.tensor(t).consumers) {
+      const int cl = layer_of[c];
+      if (cl < 0) continue;
+      if (a.layers[cl].kernel == k) return k;
+      if (a.layers[cl].kernel < 0) {
+        const graph::Node& view = graph.node(c);
+        stack.insert(stack.end(), view.outputs.begin(), view.outputs.end());
+      }
+    }
+  }
+  return -1;
 }
 
 double Ratio(double scaled, double original) {
@@ -360,6 +418,29 @@ absl::StatusOr<ShardingStructure> FindShardingStructure(
   return out;
 }
 
+absl::StatusOr<std::vector<int>> CollectiveBarriers(
+    const graph::Graph& graph, const Runtime* runtime,
+    const ShardingStructure* structure) {
+  std::vector<int> barriers;
+  std::optional<ShardingStructure> found;
+  if (structure == nullptr) {
+    absl::StatusOr<ShardingStructure> s = FindShardingStructure(graph);
+    if (!s.ok()) return s.status();
+    found = *std::move(s);
+    structure = &*found;
+  }
+  const bool split_lm_head =
+      structure->blocks.lm_head >= 0 &&
+      (runtime == nullptr || !runtime->tp_replicates_lm_head);
+  for (const TpCollective& c : TensorParallelCollectives(
+           structure->blocks, FindMoeLayers(graph), split_lm_head)) {
+    for (int t : graph.node(c.node).outputs) {
+      if (t >= 0) barriers.push_back(t);
+    }
+  }
+  return barriers;
+}
+
 absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
                                        Analysis analysis,
                                        const ParallelOptions& options,
@@ -409,9 +490,27 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
         "reading one activation whose outputs meet in attention and feed "
         "one projection)");
   }
-  // A runtime that keeps the LM head whole runs it on every GPU, unsplit.
-  const bool split_lm_head =
-      blocks->lm_head >= 0 && !analysis.pricing.runtime.tp_replicates_lm_head;
+  const bool split_lm_head = SplitsLmHead(*blocks, analysis.pricing.runtime);
+  const std::vector<TpCollective> tp_collectives =
+      tp > 1 ? TensorParallelCollectives(*blocks, moe, split_lm_head)
+             : std::vector<TpCollective>{};
+  std::vector<int> layer_of(graph.nodes().size(), -1);
+  for (size_t i = 0; i < analysis.layers.size(); ++i) {
+    if (analysis.layers[i].node >= 0) {
+      layer_of[analysis.layers[i].node] = static_cast<int>(i);
+    }
+  }
+  // No kernel may span a collective (the analysis is planned with the
+  // layout's CollectiveBarriers).
+  for (const TpCollective& c : tp_collectives) {
+    const int k = KernelAcross(graph, analysis, layer_of, c.node);
+    if (k < 0) continue;
+    return absl::FailedPreconditionError(fmt::format(
+        "ShardAnalysis: kernel '{}' spans the {} after '{}'; analyze with "
+        "AnalyzeOptions::fusion_barriers = CollectiveBarriers(...) first",
+        analysis.kernels[k].name, CollectiveOpName(c.op),
+        graph.node(c.node).name));
+  }
   std::vector<Role> role(graph.nodes().size(), Role::kReplicated);
   if (tp > 1) {
     if (absl::Status s = AssignRoles(graph, *blocks, tp, split_lm_head, &role);
@@ -473,12 +572,6 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
                      "tp_replicates_lm_head)";
   if (tp > 1 || ep > 1) ScaleWork(before, role, split, &out);
 
-  std::vector<int> layer_of(graph.nodes().size(), -1);
-  for (size_t i = 0; i < analysis.layers.size(); ++i) {
-    if (analysis.layers[i].node >= 0) {
-      layer_of[analysis.layers[i].node] = static_cast<int>(i);
-    }
-  }
   if (tp > 1) {
     ps.node_shares.resize(graph.nodes().size());
     for (size_t n = 0; n < role.size(); ++n) {
@@ -502,13 +595,7 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
     in.tensors = l.outputs;
     inserts.push_back(std::move(in));
   };
-  if (tp > 1) {
-    for (const MegatronBlock& b : blocks->blocks) {
-      add(b.row, CollectiveOp::kAllReduce, tp);
-    }
-    for (const MoeLayer& m : moe) add(m.node, CollectiveOp::kAllReduce, tp);
-    if (split_lm_head) add(blocks->lm_head, CollectiveOp::kAllGather, tp);
-  }
+  for (const TpCollective& c : tp_collectives) add(c.node, c.op, tp);
   // Expert parallel: an all-to-all of the GPU's routed tokens (tokens x k x
   // hidden) before each MoE layer (dispatch) and after it (combine).
   for (const MoeLayer& m : ep > 1 ? moe : std::vector<MoeLayer>{}) {
@@ -723,9 +810,52 @@ absl::StatusOr<Analysis> AnalyzeSharded(const graph::Graph& graph,
                                         const Hardware& hardware,
                                         const AnalyzeOptions& options,
                                         const ParallelOptions& parallel) {
-  absl::StatusOr<Analysis> a = Analyze(graph, hardware, options);
-  if (!a.ok() || parallel.gpus() <= 1) return a;
-  return ShardAnalysis(graph, *std::move(a), parallel);
+  if (parallel.gpus() <= 1) return Analyze(graph, hardware, options);
+  absl::StatusOr<ShardingStructure> structure = FindShardingStructure(graph);
+  if (!structure.ok()) return structure.status();
+  AnalyzeOptions planned = options;
+  planned.fusion_barriers.clear();
+  if (parallel.tp > 1) {
+    absl::StatusOr<std::vector<int>> barriers =
+        CollectiveBarriers(graph, options.runtime, &*structure);
+    if (!barriers.ok()) return barriers.status();
+    planned.fusion_barriers = *std::move(barriers);
+  }
+  absl::StatusOr<Analysis> a = Analyze(graph, hardware, planned);
+  if (!a.ok()) return a;
+  return ShardAnalysis(graph, *std::move(a), parallel, &*structure);
+}
+
+std::function<absl::StatusOr<Analysis>(int tp)> ShardAtEachTp(
+    const graph::Graph& graph, const Hardware& hardware,
+    const AnalyzeOptions& options, const Analysis& base) {
+  struct Shared {
+    std::optional<ShardingStructure> structure;
+    std::optional<Analysis> planned;  // with the collective barriers
+  };
+  auto shared = std::make_shared<Shared>();
+  return [&graph, &hardware, &options, &base,
+          shared](int tp) -> absl::StatusOr<Analysis> {
+    if (!shared->structure) {
+      absl::StatusOr<ShardingStructure> s = FindShardingStructure(graph);
+      if (!s.ok()) return s.status();
+      shared->structure = *std::move(s);
+    }
+    const ShardingStructure* structure = &*shared->structure;
+    if (tp <= 1) return ShardAnalysis(graph, base, {.tp = tp}, structure);
+    if (!shared->planned) {
+      absl::StatusOr<std::vector<int>> barriers =
+          CollectiveBarriers(graph, options.runtime, structure);
+      if (!barriers.ok()) return barriers.status();
+      AnalyzeOptions planned = options;
+      planned.fusion_barriers = *std::move(barriers);
+      absl::StatusOr<Analysis> a = Analyze(graph, hardware, planned);
+      if (!a.ok()) return a.status();
+      a->model = base.model;
+      shared->planned = *std::move(a);
+    }
+    return ShardAnalysis(graph, *shared->planned, {.tp = tp}, structure);
+  };
 }
 
 }  // namespace ridgeline::engine

@@ -38,6 +38,7 @@
 #ifndef RIDGELINE_ENGINE_PARALLEL_SHARDING_H_
 #define RIDGELINE_ENGINE_PARALLEL_SHARDING_H_
 
+#include <functional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -70,6 +71,19 @@ struct ShardingStructure {
 absl::StatusOr<ShardingStructure> FindShardingStructure(
     const graph::Graph& graph);
 
+// The tensors of `graph` that the collectives of tensor parallelism (any
+// tp > 1; the set does not depend on tp) sit on: the outputs of the
+// row-parallel MatMuls and of the MoE layers (all-reduced) and of a split
+// LM head (all-gathered; split unless `runtime` has tp_replicates_lm_head).
+// Analyze with them as AnalyzeOptions::fusion_barriers before sharding over
+// tp > 1 GPUs: a row-parallel output is a partial sum until it is
+// all-reduced, so no runtime fuses the output projection or down with the
+// residual Add after it. `runtime`: the analysis' profile (null: the flat
+// roofline). `structure`: as for ShardAnalysis.
+absl::StatusOr<std::vector<int>> CollectiveBarriers(
+    const graph::Graph& graph, const Runtime* runtime,
+    const ShardingStructure* structure = nullptr);
+
 // Errors (input errors): tp, pp, ep or microbatches < 1; tp not dividing
 // the heads or KV heads (both named), an MLP's width or the experts' width;
 // ep not dividing a MoE layer's experts, ep > 1 with tp > 1 or on a graph
@@ -77,18 +91,29 @@ absl::StatusOr<ShardingStructure> FindShardingStructure(
 // than the device's node holds with no network, or no interconnect data at all;
 // pp larger than the layers. `analysis` is sharded in place (move it in when it
 // is not needed after). `structure`: FindShardingStructure of `graph` (or of
-// the graph it was copied from), found here when null.
+// the graph it was copied from), found here when null. With tp > 1,
+// `analysis` must have been planned with the layout's CollectiveBarriers
+// (a failed-precondition error names a kernel that spans a collective).
 absl::StatusOr<Analysis> ShardAnalysis(
     const graph::Graph& graph, Analysis analysis,
     const ParallelOptions& options,
     const ShardingStructure* structure = nullptr);
 
-// Analyze(graph, hardware, options), sharded by ShardAnalysis when
-// `parallel` spans more than one GPU.
+// Analyze(graph, hardware, options) with the layout's CollectiveBarriers,
+// sharded by ShardAnalysis when `parallel` spans more than one GPU.
 absl::StatusOr<Analysis> AnalyzeSharded(const graph::Graph& graph,
                                         const Hardware& hardware,
                                         const AnalyzeOptions& options,
                                         const ParallelOptions& parallel);
+
+// `base` (Analyze(graph, hardware, options)) sharded over `tp` GPUs, for
+// each tp of a sweep (--sweep tp=...): tp 1 shards `base` itself; every
+// tp > 1 shards one analysis planned with the CollectiveBarriers, made on
+// first use and shared. The function refers to all four arguments: they
+// must outlive it.
+std::function<absl::StatusOr<Analysis>(int tp)> ShardAtEachTp(
+    const graph::Graph& graph, const Hardware& hardware,
+    const AnalyzeOptions& options, const Analysis& base);
 
 }  // namespace ridgeline::engine
 

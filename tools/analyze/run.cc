@@ -272,23 +272,16 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
   ctx.analyze = options.analyze;
   ctx.analyze.runtime = &ctx.runtime;
   ctx.analyze.batch = GraphBatch(ctx);
+  // Sharded with --tp/--pp/--ep: planned so that no kernel spans a
+  // collective, then split over the GPUs.
   absl::StatusOr<engine::Analysis> analysis =
-      engine::Analyze(ctx.graph, ctx.hw, ctx.analyze);
+      engine::AnalyzeSharded(ctx.graph, ctx.hw, ctx.analyze, options.parallel);
   if (!analysis.ok()) {
     return Fail(err, fmt::format("{}: {}", ctx.model_name,
                                  MessageOf(analysis.status())));
   }
   ctx.analysis = *std::move(analysis);
   ctx.analysis.model = ctx.model_name;
-  if (options.parallel.gpus() > 1) {
-    absl::StatusOr<engine::Analysis> sharded = engine::ShardAnalysis(
-        ctx.graph, std::move(ctx.analysis), options.parallel);
-    if (!sharded.ok()) {
-      return Fail(err, fmt::format("{}: {}", ctx.model_name,
-                                   MessageOf(sharded.status())));
-    }
-    ctx.analysis = *std::move(sharded);
-  }
 
   const engine::Summary& s = ctx.analysis.summary;
   if (!s.skipped_layers.empty() || !s.unknown_ops.empty()) {

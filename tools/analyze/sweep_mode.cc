@@ -32,10 +32,8 @@ absl::StatusOr<engine::SweepResult> RunSweep(const RunContext& ctx) {
     return engine::SweepBatch(at, spec->batches, sweep);
   }
   if (spec->axis == engine::SweepSpec::Axis::kTensorParallel) {
-    engine::ShardAtTp at = [&ctx](int tp) -> absl::StatusOr<engine::Analysis> {
-      engine::Analysis copy = ctx.analysis;
-      return engine::ShardAnalysis(ctx.graph, std::move(copy), {.tp = tp});
-    };
+    const engine::ShardAtTp at =
+        engine::ShardAtEachTp(ctx.graph, ctx.hw, ctx.analyze, ctx.analysis);
     return engine::SweepTensorParallel(at, spec->tp);
   }
   if (spec->axis == engine::SweepSpec::Axis::kConcurrency) {

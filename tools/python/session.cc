@@ -156,10 +156,8 @@ absl::StatusOr<engine::SweepResult> Session::Sweep(
         "--sweep concurrency=LIST is a --serve sweep (the analyze CLI)");
   }
   if (spec->axis == engine::SweepSpec::Axis::kTensorParallel) {
-    engine::ShardAtTp at = [this](int tp) -> absl::StatusOr<engine::Analysis> {
-      engine::Analysis copy = ctx_.analysis;
-      return engine::ShardAnalysis(ctx_.graph, std::move(copy), {.tp = tp});
-    };
+    const engine::ShardAtTp at =
+        engine::ShardAtEachTp(ctx_.graph, ctx_.hw, ctx_.analyze, ctx_.analysis);
     return engine::SweepTensorParallel(at, spec->tp);
   }
   std::vector<engine::Hardware> devices;
