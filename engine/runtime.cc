@@ -280,6 +280,8 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
         s = FieldError(origin, field, "must be a whole number of tokens >= 1");
       }
       r.prefill_chunk_tokens = static_cast<int64_t>(x);
+    } else if (field == "per_request_s") {
+      s = set_number(&r.per_request_s, kMaxSeconds);
     } else if (field == "custom_all_reduce") {
       s = ParseCustomAllReduce(v, origin, field, &r.custom_all_reduce);
     } else if (field == "sources") {

@@ -107,6 +107,11 @@ struct Runtime {
   // chunk, not of every prompt at once (--serve's memory and largest
   // concurrency). 0: no limit, the whole batch's prompts in one pass.
   int64_t prefill_chunk_tokens = 0;
+  // Host time a request costs once, before its first token (the serving
+  // loop's setup of the request, the context phase's enqueue and the host
+  // sync that returns the token): --serve adds it to the time to first
+  // token. 0: none modeled.
+  double per_request_s = 0;
   // Where each constant comes from: field name -> citation.
   std::vector<std::pair<std::string, std::string>> sources;
 };

@@ -410,7 +410,10 @@ absl::StatusOr<ServeResult> Combine(const ServeInputs& in, const Prepared& p,
       *in.prefill, &phases->prefill, r.parallel, p.prefill_structure, consume);
   if (!prefill.ok()) return prefill.status();
   r.analyses = 1 + static_cast<int>(p.steps.size());
-  r.ttft_s = m > 1 ? prefill->pipeline_s : prefill->latency_s;
+  r.per_request_s =
+      in.options.runtime != nullptr ? in.options.runtime->per_request_s : 0;
+  r.ttft_s =
+      (m > 1 ? prefill->pipeline_s : prefill->latency_s) + r.per_request_s;
   r.energy.prefill_j = joules(*prefill, r.ttft_s);
   double weight_bytes = 0;
   for (size_t i = 0; i < p.steps.size(); ++i) {

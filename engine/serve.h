@@ -179,7 +179,9 @@ struct ServeEnergy {
 
 struct ServeResult {
   int64_t prompt = 0, generate = 0, concurrency = 1;
-  double ttft_s = 0;  // prefill analysis latency at batch B
+  // Prefill analysis latency at batch B + per_request_s.
+  double ttft_s = 0;
+  double per_request_s = 0;  // the runtime's (Runtime::per_request_s)
   // Mean decode step over the M - 1 steps (M = 1: the step at N, which
   // the request does not run).
   double tpot_s = 0;

@@ -230,6 +230,12 @@ TEST(Runtime, BadProfilesNameTheFileAndField) {
   EXPECT_THAT(
       ProfileError(R"({"key":"x","name":"X","prefill_chunk_tokens":"a"})"),
       HasSubstr("prefill_chunk_tokens"));
+  EXPECT_THAT(ProfileError(R"({"key":"x","name":"X","per_request_s":-1})"),
+              HasSubstr("per_request_s"));
+  absl::StatusOr<Runtime> request =
+      ParseRuntimeJson(R"({"key":"x","name":"X","per_request_s":0.002})", "");
+  ASSERT_TRUE(request.ok()) << request.status();
+  EXPECT_EQ(request->per_request_s, 0.002);
   EXPECT_FALSE(ParseRuntimeJson("[1]", "r.json").ok());
   EXPECT_FALSE(ParseRuntimeJson(R"({"name":"X"})", "r.json").ok());
   EXPECT_THAT(ProfileError(R"({"key":"x","name":"X","custom_all_reduce":

@@ -159,6 +159,28 @@ TEST(Serve, OneOutputTokenIsThePrefillAlone) {
   EXPECT_EQ(LastDecodeContext(512, 2), 512);
 }
 
+// A runtime's per-request cost is paid once, before the first token: the
+// TTFT grows by exactly it, the decode steps do not, and the request latency
+// grows by it once (a 2 ms cost on an 8-token request).
+TEST(Serve, PerRequestCostIsPaidOnceBeforeTheFirstToken) {
+  Fixture plain;
+  SetUpLlama(128, 8, 2, &plain);
+  absl::StatusOr<ServeResult> a = AnalyzeServe(plain.in);
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->per_request_s, 0);  // the compiled profile has none
+  Fixture costly;
+  SetUpLlama(128, 8, 2, &costly);
+  costly.runtime.per_request_s = 2e-3;
+  absl::StatusOr<ServeResult> b = AnalyzeServe(costly.in);
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ(b->per_request_s, 2e-3);
+  EXPECT_NEAR(b->ttft_s, a->ttft_s + 2e-3, 1e-15);
+  EXPECT_EQ(b->tpot_s, a->tpot_s);
+  EXPECT_NEAR(b->request_latency_s, a->request_latency_s + 2e-3, 1e-15);
+  EXPECT_DOUBLE_EQ(b->aggregate_output_tokens_per_s,
+                   2 * 8 / (a->request_latency_s + 2e-3));
+}
+
 TEST(Serve, RebindingEqualsAFreshImport) {
   Fixture f;
   SetUpLlama(512, 8, 2, &f);

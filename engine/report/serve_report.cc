@@ -17,6 +17,7 @@ std::string FormatServe(const ServeResult& r) {
       r.prompt, r.generate, DecodeSteps(r.generate), r.concurrency);
   out += RenderItems(
       {{"time to first token (prefill)", FormatSeconds(r.ttft_s)},
+       {"of which per-request host cost", FormatSeconds(r.per_request_s)},
        {"time per output token (mean)", FormatSeconds(r.tpot_s)},
        {"request latency (TTFT + decode)", FormatSeconds(r.request_latency_s)},
        {"output tokens/s per request", FormatNumber(r.output_tokens_per_s)},
@@ -165,6 +166,7 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
   j["generate_tokens"] = r.generate;
   j["concurrency"] = r.concurrency;
   j["ttft_s"] = r.ttft_s;
+  j["per_request_s"] = r.per_request_s;
   j["tpot_s"] = r.tpot_s;
   nlohmann::ordered_json steps = nlohmann::ordered_json::array();
   for (const ServeStep& s : r.tpot_by_context) {

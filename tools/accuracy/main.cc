@@ -11,7 +11,9 @@
 // request as a benchmark counts them: the first comes out of the prefill
 // (the context phase) and L - 1 from decode steps, as --serve counts them
 // (README "Serving"). The prediction is the aggregate output tokens/s,
-// B x L / (TTFT + the L - 1 decode steps), / GPUs (summary.gpus).
+// B x L / (TTFT + the L - 1 decode steps), / GPUs (summary.gpus). A
+// time-to-first-token row with prompt=N and osl=1 reads --serve's ttft_s
+// (the prefill at N tokens + the runtime's per-request cost).
 //
 //   accuracy bench/accuracy/references.tsv [--format md] [--max-median F]
 //
@@ -133,7 +135,10 @@ int main(int argc, char** argv) {
   }
   for (const Row& r : rows) {
     const bool own_runtime = r.runtime.rfind("other:", 0) != 0;
-    const bool serve = r.metric == "serve_output_tokens_per_s_per_gpu";
+    // A row with prompt=N runs --serve (the decode zoo entry and its
+    // -prefill sibling): serving throughput, or a time to first token as
+    // --serve gives it (the prefill + the runtime's per-request cost).
+    const bool serve = r.dims.find("prompt=") != std::string::npos;
     std::vector<std::string> args = {"--zoo",
                                      r.model,
                                      "--hw",
@@ -179,6 +184,9 @@ int main(int argc, char** argv) {
     if (serve && osl == 0) {
       return Fail(fmt::format("{}: a serving row needs osl=L", r.id));
     }
+    if (!serve && r.metric == "serve_output_tokens_per_s_per_gpu") {
+      return Fail(fmt::format("{}: a serving row needs prompt=N", r.id));
+    }
     std::ostringstream out, err;
     const int rc = ridgeline::tools::analyze::AnalyzeMain(args, out, err);
     if (rc != 0) {
@@ -192,10 +200,11 @@ int main(int argc, char** argv) {
     const bool rate =
         r.metric == "tokens_per_s" || r.metric == "throughput_per_s";
     const double predicted =
-        serve ? j["serve"]["aggregate_output_tokens_per_s"].get<double>() /
-                    j["summary"].value("gpus", 1.0)
-        : rate ? static_cast<double>(r.batch) / latency
-               : latency;
+        !serve ? (rate ? static_cast<double>(r.batch) / latency : latency)
+        : r.metric == "ttft_s"
+            ? j["serve"]["ttft_s"].get<double>()
+            : j["serve"]["aggregate_output_tokens_per_s"].get<double>() /
+                  j["summary"].value("gpus", 1.0);
     const double error = predicted / r.measured - 1;
     (own_runtime ? gated : other).push_back(std::abs(error));
     const std::string runtime = own_runtime ? r.runtime : r.runtime + "*";
