@@ -163,11 +163,10 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
     }
     *f->value = *v;
   }
-  if (units != std::floor(units) || units > 1e6) {
-    return FieldError(origin, "kernel_model.compute_units",
-                      "must be a whole number of compute units");
-  }
-  out->compute_units = static_cast<int>(units);
+  absl::StatusOr<int64_t> whole_units = WholeNumberField(
+      units, 0, 1000000, origin, "kernel_model.compute_units", "compute units");
+  if (!whole_units.ok()) return whole_units.status();
+  out->compute_units = static_cast<int>(*whole_units);
   out->fitted = true;
   return absl::OkStatus();
 }
@@ -226,11 +225,10 @@ absl::Status ParseInterconnect(const Json& j, std::string_view origin,
           "collective_launch_s, source)");
     }
   }
-  if (gpus < 1 || gpus != std::floor(gpus) || gpus > 1e6) {
-    return FieldError(origin, "interconnect.gpus_per_node",
-                      "must be a whole number >= 1");
-  }
-  out->gpus_per_node = static_cast<int>(gpus);
+  absl::StatusOr<int64_t> whole_gpus = WholeNumberField(
+      gpus, 1, 1000000, origin, "interconnect.gpus_per_node", "GPUs");
+  if (!whole_gpus.ok()) return whole_gpus.status();
+  out->gpus_per_node = static_cast<int>(*whole_gpus);
   if (!(out->intra_node_bandwidth_bytes_per_s > 0) &&
       !(out->inter_node_bandwidth_bytes_per_s > 0)) {
     return FieldError(origin, "interconnect",

@@ -1,6 +1,7 @@
 #include "engine/json_fields.h"
 
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -41,6 +42,22 @@ absl::StatusOr<std::string> ReadDataFile(const std::string& path,
   text << in.rdbuf();
   if (in.bad()) return absl::DataLossError(fmt::format("{}: read error", path));
   return text.str();
+}
+
+absl::StatusOr<int64_t> WholeNumberField(double x, int64_t min, int64_t max,
+                                         std::string_view origin,
+                                         std::string_view field,
+                                         std::string_view what) {
+  if (!(x >= static_cast<double>(min) && x <= static_cast<double>(max)) ||
+      x != std::floor(x)) {
+    return FieldError(
+        origin, field,
+        fmt::format("must be a whole number of {} >= {}{}", what, min,
+                    x > static_cast<double>(max)
+                        ? fmt::format(" and <= {}", max)
+                        : ""));
+  }
+  return static_cast<int64_t>(x);
 }
 
 std::string LowerAscii(std::string_view s) {

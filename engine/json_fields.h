@@ -3,6 +3,7 @@
 #ifndef RIDGELINE_ENGINE_JSON_FIELDS_H_
 #define RIDGELINE_ENGINE_JSON_FIELDS_H_
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,13 @@ absl::StatusOr<nlohmann::json> ParseJsonObject(std::string_view text,
 
 // The whole file at `path`; `what` names it in errors ("hardware file").
 absl::StatusOr<std::string> ReadDataFile(const std::string& path,
+                                         std::string_view what);
+
+// `x` as a whole number in [min, max]; else FieldError "must be a whole
+// number of <what> >= <min>" (and "<= <max>" when above it).
+absl::StatusOr<int64_t> WholeNumberField(double x, int64_t min, int64_t max,
+                                         std::string_view origin,
+                                         std::string_view field,
                                          std::string_view what);
 
 // ASCII lower case.

@@ -276,10 +276,12 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
     } else if (field == "prefill_chunk_tokens") {
       double x = 0;
       s = set_number(&x, 1e9);
-      if (s.ok() && (x != std::floor(x) || x < 1)) {
-        s = FieldError(origin, field, "must be a whole number of tokens >= 1");
+      if (s.ok()) {
+        absl::StatusOr<int64_t> tokens =
+            WholeNumberField(x, 1, 1000000000, origin, field, "tokens");
+        s = tokens.status();
+        if (tokens.ok()) r.prefill_chunk_tokens = *tokens;
       }
-      r.prefill_chunk_tokens = static_cast<int64_t>(x);
     } else if (field == "per_request_s") {
       s = set_number(&r.per_request_s, kMaxSeconds);
     } else if (field == "custom_all_reduce") {

@@ -174,6 +174,29 @@ TEST(HardwareJsonTest, ErrorsNameTheFileAndTheField) {
   ExpectError(
       Replace(kGood, R"("dispatch_tax_s": 1e-5)", R"("dispatch_tax_s": -1)"),
       "dispatch_tax_s");
+  // Counts are whole numbers (engine::WholeNumberField).
+  const std::string with_counts = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",
+                                          R"("dispatch_tax_s": 1e-5,
+         "kernel_model": {"compute_units": 108},
+         "interconnect": {"intra_node": "NVLink", "gpus_per_node": 8,
+           "intra_node_bandwidth_bytes_per_s": 3e11,
+           "intra_node_latency_s": 1e-6, "source": "test"},)");
+  absl::StatusOr<engine::Hardware> counted =
+      engine::ParseHardwareJson(with_counts, "good.json");
+  ASSERT_TRUE(counted.ok()) << counted.status();
+  EXPECT_EQ(counted->kernel_model.compute_units, 108);
+  EXPECT_EQ(counted->interconnect.gpus_per_node, 8);
+  ExpectError(Replace(with_counts, R"("compute_units": 108)",
+                      R"("compute_units": 10.5)"),
+              "field 'kernel_model.compute_units': must be a whole number of "
+              "compute units >= 0");
+  ExpectError(
+      Replace(with_counts, R"("gpus_per_node": 8)", R"("gpus_per_node": 0)"),
+      "field 'interconnect.gpus_per_node': must be a whole number of GPUs >= "
+      "1");
+  ExpectError(
+      Replace(with_counts, R"("gpus_per_node": 8)", R"("gpus_per_node": 2e6)"),
+      "must be a whole number of GPUs >= 1 and <= 1000000");
 }
 
 TEST(HardwareJsonTest, LoadFileNamesTheFile) {
