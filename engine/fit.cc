@@ -320,7 +320,7 @@ void ApplyFit(const FitResult& fit, std::string_view profile_path,
       hw->source.empty() ? "" : "; ", profile_path);
 }
 
-std::string FormatFit(const FitResult& fit) {
+std::string FormatFit(const FitResult& fit, size_t max_width) {
   std::string out = fmt::format(
       "Fitted efficiencies per op type (least squares on the engine's "
       "max(FLOPs/(peak*e_c), bytes/(bandwidth*e_m)) + tax; '-' = not "
@@ -336,6 +336,7 @@ std::string FormatFit(const FitResult& fit) {
                    "pred after", "rms before", "rms after"};
   table.right_align.assign(table.headers.size(), true);
   table.right_align[0] = false;
+  table.max_width = max_width;
   for (const OpTypeFit& f : fit.op_types) {
     table.rows.push_back(
         {f.op_type, fmt::format("{}", f.layers_used),

@@ -29,6 +29,7 @@
 #ifndef RIDGELINE_ENGINE_FIT_H_
 #define RIDGELINE_ENGINE_FIT_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,6 +39,7 @@
 #include "engine/analysis.h"
 #include "engine/hardware.h"
 #include "engine/measured.h"
+#include "engine/report/text_table.h"
 
 namespace ridgeline::engine {
 
@@ -104,7 +106,9 @@ void ApplyFit(const FitResult& fit, std::string_view profile_path,
               Hardware* hw);
 
 // A fmt table of the fit.
-std::string FormatFit(const FitResult& fit);
+// Its table at most `max_width` columns wide (report::TextTable).
+std::string FormatFit(const FitResult& fit,
+                      size_t max_width = report::kMaxTableWidth);
 
 }  // namespace ridgeline::engine
 

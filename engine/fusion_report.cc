@@ -53,6 +53,8 @@ std::string RenderFusionText(const FusionResult& result,
                      "latency", "fused", "saved",   "bound", "roofline"};
     table.right_align = {false, false, false, true,  true, true,
                          true,  true,  true,  false, false};
+    table.keep.assign(table.headers.size(), false);
+    table.keep[9] = table.keep[10] = true;  // bound changes: values
     table.max_width = options.max_width;
     for (size_t i = 0; i < shown; ++i) {
       const GroupResult& g = result.groups[order[i]];

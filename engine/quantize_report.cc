@@ -52,6 +52,7 @@ std::string RenderQuantizeText(const QuantizeResult& result,
   table.headers = {"layer",   "op",    "bytes", "after",
                    "latency", "after", "saved", "bound"};
   table.right_align = {false, false, true, true, true, true, true, false};
+  table.keep = {false, false, false, false, false, false, false, true};
   table.max_width = options.max_width;
   for (size_t i = 0; i < shown; ++i) {
     const QuantizedLayer& l = result.layers[order[i]];

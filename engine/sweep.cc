@@ -607,7 +607,7 @@ absl::StatusOr<SweepResult> SweepHardware(const Analysis& base,
 namespace {
 
 // --sweep tp=LIST: one row per width, speed-up against the first row.
-std::string FormatTensorParallelSweep(const SweepResult& r) {
+std::string FormatTensorParallelSweep(const SweepResult& r, size_t max_width) {
   using report::FormatNumber;
   using report::FormatPercent;
   using report::FormatSeconds;
@@ -616,6 +616,7 @@ std::string FormatTensorParallelSweep(const SweepResult& r) {
                    "speed-up", "bound",      "MFU per GPU", "weights per GPU",
                    "fits",     "collectives"};
   table.right_align.assign(table.headers.size(), true);
+  table.max_width = max_width;
   const double first = r.points.front().latency_s;
   for (const SweepPoint& p : r.points) {
     table.rows.push_back(
@@ -641,12 +642,13 @@ std::string FormatTensorParallelSweep(const SweepResult& r) {
 
 }  // namespace
 
-std::string FormatSweep(const SweepResult& r) {
+std::string FormatSweep(const SweepResult& r, size_t max_width) {
   using report::FormatNumber;
   using report::FormatPercent;
   using report::FormatSeconds;
   if (r.axis == SweepSpec::Axis::kTensorParallel) {
-    return r.points.empty() ? std::string() : FormatTensorParallelSweep(r);
+    return r.points.empty() ? std::string()
+                            : FormatTensorParallelSweep(r, max_width);
   }
   const bool by_batch = r.axis == SweepSpec::Axis::kBatch;
   const bool whole = !r.points.empty() && r.points.front().whole_model;
@@ -663,6 +665,7 @@ std::string FormatSweep(const SweepResult& r) {
   table.right_align.assign(header.size(), true);
   table.right_align[0] = false;
   table.headers = std::move(header);
+  table.max_width = max_width;
   for (const SweepPoint& p : r.points) {
     std::vector<std::string> row = {
         by_batch ? fmt::format("{}", p.batch) : p.hardware,

@@ -17,6 +17,7 @@
 #ifndef RIDGELINE_ENGINE_SWEEP_H_
 #define RIDGELINE_ENGINE_SWEEP_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -27,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "engine/analysis.h"
 #include "engine/hardware.h"
+#include "engine/report/text_table.h"
 #include "engine/whole_model.h"
 #include "nlohmann/json.hpp"
 
@@ -134,7 +136,9 @@ SweepPoint PricePoint(const Analysis& analysis, const Hardware& hardware,
 // The sweep as a table: one row per point (batch or device, latency,
 // throughput, bound, MFU; whole-model columns when computed), then the
 // point where the bound flips.
-std::string FormatSweep(const SweepResult& result);
+// Its table at most `max_width` columns wide (report::TextTable).
+std::string FormatSweep(const SweepResult& result,
+                        size_t max_width = report::kMaxTableWidth);
 
 // {"axis", "bound_flip": {...} | null, "interpolated",
 //  "points": [{"batch", "bound", "bytes", "flops", "hardware", "latency_s",

@@ -203,11 +203,12 @@ absl::StatusOr<std::vector<WhatIfRow>> RunWhatIf(const graph::Graph& graph,
   return rows;
 }
 
-report::TextTable WhatIfTable(const std::vector<WhatIfRow>& rows) {
+report::TextTable WhatIfTable(const std::vector<WhatIfRow>& rows,
+                              size_t max_width) {
   report::TextTable table;
   table.headers = {"scenario", "latency", "speed-up", "note"};
   table.right_align = {false, true, true, false};
-  table.max_width = report::kMaxTableWidth;
+  table.max_width = max_width;
   for (const WhatIfRow& row : rows) {
     table.rows.push_back(
         {row.scenario,
@@ -217,8 +218,9 @@ report::TextTable WhatIfTable(const std::vector<WhatIfRow>& rows) {
   return table;
 }
 
-std::string RenderWhatIfText(const std::vector<WhatIfRow>& rows) {
-  return report::RenderText(WhatIfTable(rows)) +
+std::string RenderWhatIfText(const std::vector<WhatIfRow>& rows,
+                             size_t max_width) {
+  return report::RenderText(WhatIfTable(rows, max_width)) +
          "latency: whole model per inference, dispatch tax included; speed-up "
          "vs as stored\n";
 }

@@ -59,10 +59,13 @@ absl::StatusOr<std::vector<WhatIfRow>> RunWhatIf(
     const AnalyzeOptions& base, const WhatIfOptions& options = {});
 
 // scenario | latency | speed-up | note: the text table and the HTML page's.
-report::TextTable WhatIfTable(const std::vector<WhatIfRow>& rows);
+// At most `max_width` columns wide as text (report::TextTable::max_width).
+report::TextTable WhatIfTable(const std::vector<WhatIfRow>& rows,
+                              size_t max_width = report::kMaxTableWidth);
 
 // The table as text, with the assumptions line.
-std::string RenderWhatIfText(const std::vector<WhatIfRow>& rows);
+std::string RenderWhatIfText(const std::vector<WhatIfRow>& rows,
+                             size_t max_width = report::kMaxTableWidth);
 
 // [{"activations","available","best","fuse","kv_cache","latency_s","note",
 //   "scenario","speedup","weights"}] (keys in alphabetical order); ""

@@ -189,7 +189,8 @@ nlohmann::ordered_json WholeModelJson(const WholeModelResult& r) {
 }
 
 std::string FormatWholeModelComparison(
-    const Analysis& analysis, const std::vector<WholeModelResult>& estimates) {
+    const Analysis& analysis, const std::vector<WholeModelResult>& estimates,
+    size_t max_width) {
   using report::FormatNumber;
   using report::FormatPercent;
   using report::FormatSeconds;
@@ -233,6 +234,7 @@ std::string FormatWholeModelComparison(
   report::TextTable table;
   table.headers = {""};
   table.right_align = {false};
+  table.max_width = max_width;
   for (const Column& c : columns) {
     table.headers.push_back(c.title);
     table.right_align.push_back(true);

@@ -10,6 +10,7 @@
 #ifndef RIDGELINE_ENGINE_WHOLE_MODEL_H_
 #define RIDGELINE_ENGINE_WHOLE_MODEL_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/analysis.h"
+#include "engine/report/text_table.h"
 #include "nlohmann/json.hpp"
 
 namespace ridgeline::engine {
@@ -119,8 +121,10 @@ nlohmann::ordered_json WholeModelJson(const WholeModelResult& result);
 // The text comparison printed by --whole-model: latency, throughput, bound,
 // intensity and MFU of the layer-level result and of each estimate, one
 // column each, then the one-line explanation of the difference.
+// Its table at most `max_width` columns wide (report::TextTable).
 std::string FormatWholeModelComparison(
-    const Analysis& analysis, const std::vector<WholeModelResult>& estimates);
+    const Analysis& analysis, const std::vector<WholeModelResult>& estimates,
+    size_t max_width = report::kMaxTableWidth);
 
 }  // namespace ridgeline::engine
 

@@ -9,11 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/onnx_builder.h"
@@ -110,6 +112,7 @@ Result RunOnTerminal(const std::vector<std::string>& args,
     const int null = open("/dev/null", O_WRONLY);
     dup2(null, STDERR_FILENO);
     close(master);
+    unsetenv("COLUMNS");  // the terminal's width, not the caller's
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(kBinary.c_str()));
     for (const std::string& a : args)
@@ -191,6 +194,125 @@ TEST(TableWidth, EveryTableFollowsTheTerminalWidth) {
     const std::string what_if = WhatIfSections(r.out);
     EXPECT_TRUE(Contains(what_if, "/model/enc")) << what_if;
     EXPECT_TRUE(Contains(what_if, "MatMul_4")) << what_if;
+  }
+}
+
+// One text table of a report: its header, its dashed rule (as wide as the
+// table's widest line: every cell is padded or elided to its column) and
+// whether the overflow note follows its rows.
+struct Table {
+  std::string header;
+  std::string rule;
+  bool note = false;
+};
+
+std::vector<Table> Tables(const std::string& text, size_t width) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  const std::string note = "(wider than " + std::to_string(width) +
+                           " columns: numbers are never cut)";
+  std::vector<Table> tables;
+  for (size_t i = 0; i + 1 < lines.size(); ++i) {
+    const std::string& rule = lines[i + 1];
+    if (rule.find("--") == std::string::npos ||
+        rule.find_first_not_of("- ") != std::string::npos) {
+      continue;
+    }
+    Table t{.header = lines[i], .rule = rule};
+    size_t end = i + 2;
+    for (; end < lines.size() && !lines[end].empty(); ++end) {
+      if (lines[end].find(note) != std::string::npos) t.note = true;
+    }
+    tables.push_back(t);
+    i = end;
+  }
+  return tables;
+}
+
+// The column widths of a table from its dashed rule, by header: "name" ->
+// 12 for "----    ------------".
+std::vector<std::pair<std::string, size_t>> ColumnsOf(const Table& t) {
+  std::vector<std::pair<std::string, size_t>> out;
+  for (size_t at = t.rule.find('-'); at != std::string::npos;) {
+    const size_t end = std::min(t.rule.find(' ', at), t.rule.size());
+    std::string header =
+        t.header.substr(std::min(at, t.header.size()), end - at);
+    header.erase(0, header.find_first_not_of(' '));
+    header.erase(header.find_last_not_of(' ') + 1);
+    out.push_back({header, end - at});
+    at = t.rule.find('-', end);
+  }
+  return out;
+}
+
+// Every table kind of `analyze` at 60 to 160 columns: its lines fit, or its
+// names are at their narrowest (12 columns, or the header) and one note
+// under it says that the numbers, never cut, do not fit.
+TEST(TableWidth, EveryTableKindFitsOrSaysSo) {
+  const std::string model = WriteLongNamesModel();
+  const std::vector<std::vector<std::string>> runs = {
+      // layers, quantization, fusion, what-if
+      {model, "--hw", "h100", "--fuse", "epilogue", "--weights", "int8",
+       "--runtime", "eager", "--what-if"},
+      // layers, batch sweep with the whole-model columns, whole model
+      {"--zoo", "resnet50", "--hw", "h100", "--sweep", "batch=1,2",
+       "--whole-model"},
+      // serving: TPOT by context; the serving sweep
+      {"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision", "bf16",
+       "--serve", "--prompt", "64", "--generate", "4"},
+      {"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision", "bf16",
+       "--serve", "--prompt", "64", "--generate", "4", "--sweep",
+       "concurrency=1,2"},
+      {"--list-hw"},
+      {"--list-runtimes"},
+      {"--list-zoo"}};
+  // Columns that elide (names, ops, members, labels; the keys and zoo
+  // names that --hw, --runtime and --zoo take are kept whole).
+  const std::vector<std::string> names = {
+      "op",       "group", "kind",        "members", "layer",
+      "scenario", "note",  "description", "aliases", "summary"};
+  for (unsigned short width : {60, 80, 100, 120, 160}) {
+    size_t tables = 0, overflowing = 0;
+    for (const std::vector<std::string>& args : runs) {
+      const Result r = RunOnTerminal(args, width);
+      ASSERT_EQ(r.code, 0) << args[0] << " " << args[1] << "\n" << r.out;
+      const std::vector<Table> found = Tables(r.out, width);
+      EXPECT_FALSE(found.empty()) << args[0] << " " << args[1] << "\n" << r.out;
+      for (const Table& t : found) {
+        ++tables;
+        EXPECT_LE(Columns(t.header), Columns(t.rule)) << t.header;
+        if (Columns(t.rule) <= width) {
+          EXPECT_FALSE(t.note) << width << "\n" << t.header;
+          continue;
+        }
+        ++overflowing;
+        EXPECT_TRUE(t.note) << width << " columns, table " << Columns(t.rule)
+                            << " wide without the note:\n"
+                            << t.header << "\n"
+                            << t.rule;
+        for (const auto& [header, w] : ColumnsOf(t)) {
+          const bool layer_name =
+              header == "name" && Contains(t.header, "output shape");
+          if (!layer_name &&
+              std::find(names.begin(), names.end(), header) == names.end()) {
+            continue;
+          }
+          EXPECT_LE(w, std::max<size_t>(12, header.size()))
+              << width << " columns, column '" << header << "' of\n"
+              << t.header;
+        }
+      }
+    }
+    // At least one table per run; at 60 columns the layer table (139
+    // columns with its names at 12) cannot fit, at 160 most tables do.
+    EXPECT_GE(tables, runs.size()) << width;
+    if (width == 60) {
+      EXPECT_GT(overflowing, 0u);
+    }
+    if (width == 160) {
+      EXPECT_LT(overflowing, tables);
+    }
   }
 }
 

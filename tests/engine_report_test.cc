@@ -96,6 +96,40 @@ TEST(TextTableTest, ItemsPadLabelsToOneColumn) {
             "y         2\n");
 }
 
+// A table wider than max_width: the name column (left-aligned) shrinks
+// first down to 12 columns; the shape column marked `keep` and the
+// right-aligned numbers are never cut. Widths by hand: name 32, shape 13,
+// bytes 7, two spaces apart: 56 columns.
+TEST(TextTableTest, NamesShrinkFirstNumbersAreNeverCut) {
+  TextTable t;
+  t.headers = {"name", "shape", "bytes"};
+  t.right_align = {false, false, true};
+  t.keep = {false, true, false};
+  t.rows = {{"/model/layers.0/self_attn/MatMul", "[1,512,28,28]", "2.60 MB"}};
+  t.max_width = 56;
+  EXPECT_EQ(RenderText(t),
+            "name                              shape            bytes\n"
+            "--------------------------------  -------------  -------\n"
+            "/model/layers.0/self_attn/MatMul  [1,512,28,28]  2.60 MB\n");
+  // 40 columns: the name gets 40 - 2 - 13 - 2 - 7 = 16, elided in the
+  // middle: 13 characters kept, a third (4) of the head, 9 of the tail.
+  t.max_width = 40;
+  EXPECT_EQ(RenderText(t),
+            "name              shape            bytes\n"
+            "----------------  -------------  -------\n"
+            "/mod...tn/MatMul  [1,512,28,28]  2.60 MB\n");
+  // 30 columns: the name stops at 12 (3 + ... + 6); with the indent the
+  // table is 2 + 12 + 2 + 13 + 2 + 7 = 38 wide: the shape and the number
+  // stay whole and one note under the table says so.
+  t.max_width = 30;
+  EXPECT_EQ(RenderText(t, "  "),
+            "  name          shape            bytes\n"
+            "  ------------  -------------  -------\n"
+            "  /mo...MatMul  [1,512,28,28]  2.60 MB\n"
+            "  (wider than 30 columns: numbers are never cut)\n");
+  EXPECT_EQ(OverflowNote(30), "(wider than 30 columns: numbers are never cut)");
+}
+
 TEST(ReportTest, RidgePoints) {
   const Analysis a = ToyAnalysis();
   // 1000 FLOP/s / 100 B/s = 10 FLOP/B; effective 0.5 x 1000 / (1 x 100) = 5.

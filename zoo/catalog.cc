@@ -214,10 +214,13 @@ engine::WholeModelOptions MlsysimOptions(
   return o;
 }
 
-std::string FormatModelList(const std::vector<ModelEntry>& catalog) {
+std::string FormatModelList(const std::vector<ModelEntry>& catalog,
+                            size_t max_width) {
   engine::report::TextTable table;
   table.headers = {"name", "params", "default dims", "description"};
   table.right_align = {false, true, false, false};
+  table.keep = {true, false, true, false};  // --zoo NAME; dims are values
+  table.max_width = max_width;
   for (const ModelEntry& e : catalog) {
     std::vector<std::string> dims;
     for (const auto& [k, v] : e.default_dims) {

@@ -12,6 +12,7 @@
 #ifndef RIDGELINE_ZOO_CATALOG_H_
 #define RIDGELINE_ZOO_CATALOG_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,6 +22,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "engine/report/text_table.h"
 #include "engine/whole_model.h"
 #include "zoo/zoo.h"
 
@@ -80,8 +82,10 @@ engine::WholeModelOptions MlsysimOptions(
     const ModelEntry& entry,
     const absl::flat_hash_map<std::string, int64_t>& dims);
 
-// The `--list-zoo` table: name, parameters, default dims, description.
-std::string FormatModelList(const std::vector<ModelEntry>& catalog);
+// The `--list-zoo` table: name, parameters, default dims, description; at
+// most `max_width` columns wide (engine::report::TextTable::max_width).
+std::string FormatModelList(const std::vector<ModelEntry>& catalog,
+                            size_t max_width = engine::report::kMaxTableWidth);
 
 }  // namespace ridgeline::zoo
 

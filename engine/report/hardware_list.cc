@@ -39,6 +39,7 @@ TextTable BuildTable(const std::vector<Hardware>& devices) {
   }
   t.right_align.assign(t.headers.size(), true);
   t.right_align[0] = t.right_align[1] = t.right_align[2] = false;
+  t.keep = {true};  // the key is what --hw takes
   for (const Hardware& hw : devices) {
     std::string aliases;
     for (const std::string& a : hw.aliases) {
@@ -75,6 +76,7 @@ TextTable BuildRuntimeTable(const std::vector<Runtime>& runtimes) {
   t.headers = {"key",          "device",     "fusion", "KV append",
                "launch model", "efficiency", "summary"};
   t.right_align.assign(t.headers.size(), false);
+  t.keep = {true};  // the key is what --runtime takes
   for (const Runtime& r : runtimes) {
     t.rows.push_back(
         {r.key, r.device,
@@ -92,7 +94,7 @@ TextTable BuildRuntimeTable(const std::vector<Runtime>& runtimes) {
 // A catalog listing in `format`: the JSON array, or the table under its
 // title.
 void WriteList(Format format, const nlohmann::ordered_json& json,
-               const TextTable& table, std::string_view title,
+               TextTable table, std::string_view title, size_t max_width,
                std::ostream& out) {
   switch (format) {
     case Format::kJson:
@@ -107,6 +109,7 @@ void WriteList(Format format, const nlohmann::ordered_json& json,
       fmt::print(out, "{}", RenderMarkdown(table));
       return;
     case Format::kTable:
+      table.max_width = max_width;
       fmt::print(out, "{}\n\n{}", title, RenderText(table));
       return;
   }
@@ -174,7 +177,7 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw) {
 }
 
 void WriteRuntimeList(const std::vector<Runtime>& runtimes, Format format,
-                      std::ostream& out) {
+                      std::ostream& out, size_t max_width) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const Runtime& r : runtimes) {
     nlohmann::ordered_json j;
@@ -201,11 +204,11 @@ void WriteRuntimeList(const std::vector<Runtime>& runtimes, Format format,
   WriteList(format, list, BuildRuntimeTable(runtimes),
             "Runtime profiles (zoo/runtimes/*.json; sources with --format "
             "json)",
-            out);
+            max_width, out);
 }
 
 void WriteHardwareList(const std::vector<Hardware>& devices, Format format,
-                       std::ostream& out) {
+                       std::ostream& out, size_t max_width) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const Hardware& hw : devices) {
     list.push_back(HardwareJson(hw));
@@ -214,7 +217,7 @@ void WriteHardwareList(const std::vector<Hardware>& devices, Format format,
             "Hardware zoo: dense peaks (no sparsity), memory bandwidth, "
             "capacity, TDP and dispatch tax; sources in each entry "
             "(--format json)",
-            out);
+            max_width, out);
 }
 
 }  // namespace ridgeline::engine::report

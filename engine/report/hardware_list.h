@@ -3,11 +3,13 @@
 #ifndef RIDGELINE_ENGINE_REPORT_HARDWARE_LIST_H_
 #define RIDGELINE_ENGINE_REPORT_HARDWARE_LIST_H_
 
+#include <cstddef>
 #include <ostream>
 #include <vector>
 
 #include "engine/hardware.h"
 #include "engine/report/report.h"
+#include "engine/report/text_table.h"
 #include "engine/runtime.h"
 #include "nlohmann/json.hpp"
 
@@ -21,14 +23,15 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw);
 // Table/md/csv: peaks in TFLOP/s (TOP/s for int8/int4), bandwidth in GB/s,
 // capacity in GiB, TDP in W, dispatch tax in us. JSON: an array of entries
 // in the hardware file format.
+// The table at most `max_width` columns wide (TextTable::max_width).
 void WriteHardwareList(const std::vector<Hardware>& devices, Format format,
-                       std::ostream& out);
+                       std::ostream& out, size_t max_width = kMaxTableWidth);
 
 // `analyze --list-runtimes`: one row per runtime profile (key, device,
 // fusions, KV append, launch model, efficiency model, summary). JSON: an
 // array of {key, name, device, fusion, ..., sources}.
 void WriteRuntimeList(const std::vector<Runtime>& runtimes, Format format,
-                      std::ostream& out);
+                      std::ostream& out, size_t max_width = kMaxTableWidth);
 
 }  // namespace ridgeline::engine::report
 

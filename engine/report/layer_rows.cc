@@ -65,6 +65,10 @@ TextTable BuildLayerTable(const Analysis& analysis,
                    "regime",   "overhead"};
   table.right_align = {true, false, false, false, true,  true,  true,
                        true, true,  true,  true,  false, false, true};
+  // Shapes are numbers, bound and regime short words: only the name and op
+  // columns elide.
+  table.keep.assign(table.headers.size(), false);
+  table.keep[3] = table.keep[11] = table.keep[12] = true;
   const double total = analysis.summary.latency_s;
   const auto& layers = analysis.layers;
 

@@ -7,7 +7,7 @@
 
 namespace ridgeline::engine::report {
 
-std::string FormatServe(const ServeResult& r) {
+std::string FormatServe(const ServeResult& r, size_t max_width) {
   // Labels padded to one width, so every value starts in one column.
   constexpr size_t kLabelWidth = 34;
   constexpr size_t kNestedWidth = kLabelWidth - 2;
@@ -43,6 +43,7 @@ std::string FormatServe(const ServeResult& r) {
   TextTable steps;
   steps.headers = {"context", "TPOT"};
   steps.right_align = {true, true};
+  steps.max_width = max_width;
   for (size_t i = 0; i < n; ++i) {
     if (i % stride != 0 && i + 1 != n) continue;
     const ServeStep& s = r.tpot_by_context[i];
@@ -212,7 +213,8 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
   return j;
 }
 
-std::string FormatServeSweep(const std::vector<ServeResult>& results) {
+std::string FormatServeSweep(const std::vector<ServeResult>& results,
+                             size_t max_width) {
   if (results.empty()) return "";
   TextTable table;
   table.headers = {"concurrency",
@@ -225,6 +227,7 @@ std::string FormatServeSweep(const std::vector<ServeResult>& results) {
                    "fits",
                    "J per token"};
   table.right_align.assign(table.headers.size(), true);
+  table.max_width = max_width;
   for (const ServeResult& r : results) {
     table.rows.push_back(
         {fmt::format("{}", r.concurrency), FormatSeconds(r.ttft_s),
@@ -325,7 +328,7 @@ std::string SearchPrecisionsNote(const ServeSearch& s) {
 
 }  // namespace
 
-std::string FormatServeSearch(const ServeSearch& s) {
+std::string FormatServeSearch(const ServeSearch& s, size_t max_width) {
   std::string layouts;
   for (const ParallelOptions& p : s.layouts) {
     if (!layouts.empty()) layouts += ", ";
@@ -348,6 +351,8 @@ std::string FormatServeSearch(const ServeSearch& s) {
       "meets"};
   table.right_align.assign(table.headers.size(), true);
   table.right_align[0] = false;
+  table.keep = {true};  // "best"
+  table.max_width = max_width;
   for (size_t i : s.pareto) {
     const ServeResult& r = s.results[i];
     table.rows.push_back(

@@ -4,16 +4,21 @@
 #ifndef RIDGELINE_ENGINE_REPORT_SERVE_REPORT_H_
 #define RIDGELINE_ENGINE_REPORT_SERVE_REPORT_H_
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
 #include "engine/report/html.h"
+#include "engine/report/text_table.h"
 #include "engine/serve.h"
 #include "nlohmann/json.hpp"
 
 namespace ridgeline::engine::report {
 
-std::string FormatServe(const ServeResult& result);
+// The section as text; its tables at most `max_width` columns wide
+// (report::TextTable::max_width).
+std::string FormatServe(const ServeResult& result,
+                        size_t max_width = kMaxTableWidth);
 
 // {"prompt_tokens", "generate_tokens", "concurrency", "ttft_s", "tpot_s",
 //  "tpot_by_context": [{"context", "tpot_s"}], "decode_s",
@@ -34,14 +39,16 @@ void AddServeHtml(const ServeResult& result, HtmlReportInput* page);
 // --sweep concurrency=LIST with --serve: one row per concurrency (TTFT,
 // TPOT, request latency, tokens/s per request and in aggregate, memory,
 // fits, joules per token), then the largest concurrency that fits.
-std::string FormatServeSweep(const std::vector<ServeResult>& results);
+std::string FormatServeSweep(const std::vector<ServeResult>& results,
+                             size_t max_width = kMaxTableWidth);
 // {"axis": "concurrency", "points": [ServeJson of each, without
 //  "tpot_by_context"]}
 nlohmann::ordered_json ServeSweepJson(const std::vector<ServeResult>& results);
 
 // --search: the Pareto set (TPOT vs output tokens/s per GPU) and the
 // cheapest configuration meeting --ttft-max / --tpot-max.
-std::string FormatServeSearch(const ServeSearch& search);
+std::string FormatServeSearch(const ServeSearch& search,
+                              size_t max_width = kMaxTableWidth);
 // {"ttft_max_s", "tpot_max_s" (null: none), "samples", "configurations",
 //  "best": point | null, "pareto": [point]}; point = {"tp", "gpus",
 //  "concurrency", "ttft_s", "tpot_s", "request_latency_s",

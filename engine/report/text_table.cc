@@ -8,11 +8,21 @@
 namespace ridgeline::engine::report {
 namespace {
 
-// Narrowest a shrunk column gets (or its header, when wider).
-constexpr size_t kMinColumn = 12;
-
 bool RightAligned(const TextTable& t, size_t column) {
   return column < t.right_align.size() && t.right_align[column];
+}
+
+// Names, ops, members: left-aligned columns not marked `keep`.
+bool Elidable(const TextTable& t, size_t column) {
+  return !RightAligned(t, column) &&
+         !(column < t.keep.size() && t.keep[column]);
+}
+
+// The width of a line of columns `widths` wide, two spaces apart.
+size_t LineWidth(const std::vector<size_t>& widths, size_t indent) {
+  size_t sum = indent + (widths.empty() ? 0 : 2 * (widths.size() - 1));
+  for (size_t w : widths) sum += w;
+  return sum;
 }
 
 std::string TrimRight(std::string s) {
@@ -46,23 +56,20 @@ std::vector<std::string> Escaped(const std::vector<std::string>& cells) {
   return out;
 }
 
-// Shrinks the widest left-aligned columns until a line fits t.max_width.
+// Shrinks the widest elidable columns until a line fits t.max_width or
+// every one is at its floor.
 void FitWidths(const TextTable& t, const std::vector<std::string>& headers,
                size_t indent, std::vector<size_t>* widths) {
-  auto total = [&] {
-    size_t sum = indent + (widths->empty() ? 0 : 2 * (widths->size() - 1));
-    for (size_t w : *widths) sum += w;
-    return sum;
-  };
+  auto total = [&] { return LineWidth(*widths, indent); };
   auto floor = [&](size_t c) {
-    return std::max(kMinColumn, DisplayWidth(headers[c]));
+    return std::max(kMinElidedColumn, DisplayWidth(headers[c]));
   };
   while (total() > t.max_width) {
     const size_t none = widths->size();
     size_t widest = none;
     size_t second = 0;
     for (size_t c = 0; c < widths->size(); ++c) {
-      if (RightAligned(t, c) || (*widths)[c] <= floor(c)) continue;
+      if (!Elidable(t, c) || (*widths)[c] <= floor(c)) continue;
       if (widest == none || (*widths)[c] > (*widths)[widest]) {
         if (widest != none) second = std::max(second, (*widths)[widest]);
         widest = c;
@@ -81,6 +88,11 @@ void FitWidths(const TextTable& t, const std::vector<std::string>& headers,
 }
 
 }  // namespace
+
+std::string OverflowNote(size_t max_width) {
+  return fmt::format("(wider than {} columns: numbers are never cut)",
+                     max_width);
+}
 
 std::string RenderText(const TextTable& table, std::string_view indent) {
   const std::vector<std::string> headers = Escaped(table.headers);
@@ -104,6 +116,10 @@ std::string RenderText(const TextTable& table, std::string_view indent) {
   for (size_t w : widths) dashes.push_back(std::string(w, '-'));
   out += JoinLine(dashes, widths, table, indent);
   for (const auto& row : rows) out += JoinLine(row, widths, table, indent);
+  if (table.max_width > 0 &&
+      LineWidth(widths, DisplayWidth(indent)) > table.max_width) {
+    out += fmt::format("{}{}\n", indent, OverflowNote(table.max_width));
+  }
   return out;
 }
 

@@ -20,14 +20,28 @@ struct TextTable {
   std::vector<std::string> headers;
   std::vector<bool> right_align;  // per column; missing entries = left
   std::vector<std::vector<std::string>> rows;
-  // RenderText: the widest line, in columns (0: no limit). Left-aligned
-  // columns wider than needed shrink (never below 12 or their header), and
-  // their cells are elided in the middle.
+  // Per column: never elided, although left-aligned (shapes, bounds:
+  // values, not names). Missing entries = false.
+  std::vector<bool> keep;
+  // RenderText: the widest line, in columns (0: no limit). The elidable
+  // columns (left-aligned and not `keep`: names, ops, fusion members)
+  // shrink, widest first, down to kMinElidedColumn (or their header, when
+  // wider) and their cells are elided in the middle. Numbers are never cut:
+  // when the other columns alone are wider than max_width, the lines stay
+  // wider and one note under the table says so (OverflowNote).
   size_t max_width = 0;
 };
 
+// The narrowest an elided column gets (or its header, when wider).
+inline constexpr size_t kMinElidedColumn = 12;
+
+// The line RenderText prints under a table that cannot fit `max_width`
+// columns even with every elidable column at its narrowest.
+std::string OverflowNote(size_t max_width);
+
 // Columns padded with spaces, two spaces apart, a dashed line under the
-// header. Each line ends with '\n'; trailing spaces are trimmed.
+// header (then OverflowNote when the table cannot fit max_width). Each line
+// ends with '\n'; trailing spaces are trimmed.
 std::string RenderText(const TextTable& table, std::string_view indent = "");
 
 // Labelled lines, {label, value with its unit}: the report's summary,

@@ -54,7 +54,7 @@ absl::StatusOr<std::string> Fit(const RunContext& ctx,
   }
   return fmt::format(
       "{}\nfitted device '{}' written to {} (use --hw-file {})\n",
-      engine::FormatFit(*fit), hw.key, path, path);
+      engine::FormatFit(*fit, ctx.table_width), hw.key, path, path);
 }
 
 }  // namespace

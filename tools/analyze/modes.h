@@ -42,9 +42,11 @@ struct RunContext {
   engine::AnalyzeOptions analyze;  // the options the analysis ran with
   engine::Analysis analysis;
   std::ostream* err = nullptr;  // warnings
-  // The widest line of every text table (the layers, what-ifs, measured
-  // comparison): the terminal's width when the report goes to one, else
-  // report::kMaxTableWidth (160). Names are elided in the middle to fit.
+  // The widest line of every text table (layers, what-ifs, sweeps, serving,
+  // whole model, measured comparison and fit): $COLUMNS or the terminal's
+  // width when the report goes to standard output, else
+  // report::kMaxTableWidth (160). Names are elided in the middle to fit;
+  // numbers are never cut (report::TextTable::max_width).
   size_t table_width = engine::report::kMaxTableWidth;
   // Every warning printed on `err` (without the "analyze: warning: "
   // prefix); the JSON report lists them under "warnings".
@@ -62,8 +64,8 @@ void Warn(const RunContext& ctx, const std::string& text);
 absl::Status SelectRuntime(RunContext* ctx);
 
 // zoo_mode.cc ---------------------------------------------------------------
-// --list-zoo: the zoo table.
-absl::StatusOr<std::string> ListZoo();
+// --list-zoo: the zoo table, at most `max_width` columns wide.
+absl::StatusOr<std::string> ListZoo(size_t max_width);
 // Imports the model (a file, or the --zoo entry with its dims) into
 // ctx->graph and sets ctx->model_name / ctx->zoo_entry; errors name it.
 absl::Status LoadModel(RunContext* ctx);

@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "absl/strings/numbers.h"
 #include "engine/analysis.h"
 #include "engine/hardware.h"
 #include "engine/parallel/sharding.h"
@@ -61,10 +63,18 @@ int64_t GraphBatch(const RunContext& ctx) {
   return g.batch.value;
 }
 
-// The widest text-table line: the terminal's width when the report goes to
-// standard output and that is a terminal, else 160 columns.
+// The widest text-table line when the report goes to standard output:
+// $COLUMNS when it is a positive number (as ls and Python read it), else
+// the terminal's width when standard output is one; else 160 columns.
 size_t TableWidth(const Options& o, const std::ostream& out) {
-  if (o.output_path.empty() && &out == &std::cout && isatty(STDOUT_FILENO)) {
+  if (!o.output_path.empty() || &out != &std::cout) {
+    return engine::report::kMaxTableWidth;
+  }
+  if (const char* columns = std::getenv("COLUMNS"); columns != nullptr) {
+    int width = 0;
+    if (absl::SimpleAtoi(columns, &width) && width > 0) return width;
+  }
+  if (isatty(STDOUT_FILENO)) {
     struct winsize size {};
     if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) {
       return size.ws_col;
@@ -210,11 +220,12 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
         zoo::RuntimeCatalog();
     if (!runtimes.ok()) return Fail(err, MessageOf(runtimes.status()));
     if (!open_output()) return Fail(err, cannot_open);
-    engine::report::WriteRuntimeList(*runtimes, options.format, *sink);
+    engine::report::WriteRuntimeList(*runtimes, options.format, *sink,
+                                     TableWidth(options, out));
     return finish();
   }
   if (options.list_zoo) {
-    absl::StatusOr<std::string> list = ListZoo();
+    absl::StatusOr<std::string> list = ListZoo(TableWidth(options, out));
     if (!list.ok()) return Fail(err, MessageOf(list.status()));
     if (!open_output()) return Fail(err, cannot_open);
     fmt::print(*sink, "{}", *list);
@@ -228,7 +239,8 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
 
   if (options.list_hw) {
     if (!open_output()) return Fail(err, cannot_open);
-    engine::report::WriteHardwareList(*catalog, options.format, *sink);
+    engine::report::WriteHardwareList(*catalog, options.format, *sink,
+                                      TableWidth(options, out));
     return finish();
   }
 

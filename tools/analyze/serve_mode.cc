@@ -617,7 +617,7 @@ absl::Status AddServeDecodeBindings(const RunContext& ctx,
 absl::StatusOr<std::string> SearchText(const RunContext& ctx) {
   absl::StatusOr<engine::ServeSearch> s = RunSearch(ctx);
   if (!s.ok()) return s.status();
-  return engine::report::FormatServeSearch(*s);
+  return engine::report::FormatServeSearch(*s, ctx.table_width);
 }
 
 absl::Status AddSearchJson(const RunContext& ctx,
@@ -631,7 +631,7 @@ absl::Status AddSearchJson(const RunContext& ctx,
 absl::StatusOr<std::string> ServeText(const RunContext& ctx) {
   absl::StatusOr<engine::ServeResult> r = RunServe(ctx);
   if (!r.ok()) return r.status();
-  return engine::report::FormatServe(*r);
+  return engine::report::FormatServe(*r, ctx.table_width);
 }
 
 absl::StatusOr<std::vector<engine::ServeResult>> RunServeSweep(
@@ -650,7 +650,7 @@ absl::StatusOr<std::string> ServeSweepText(
   absl::StatusOr<std::vector<engine::ServeResult>> r =
       RunServeSweep(ctx, concurrency);
   if (!r.ok()) return r.status();
-  return engine::report::FormatServeSweep(*r);
+  return engine::report::FormatServeSweep(*r, ctx.table_width);
 }
 
 absl::Status AddServeSweepJson(const RunContext& ctx,

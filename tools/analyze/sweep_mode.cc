@@ -74,7 +74,7 @@ absl::StatusOr<std::string> SweepText(const RunContext& ctx) {
   }
   absl::StatusOr<engine::SweepResult> r = RunSweep(ctx);
   if (!r.ok()) return r.status();
-  return engine::FormatSweep(*r);
+  return engine::FormatSweep(*r, ctx.table_width);
 }
 
 absl::Status AddSweepJson(const RunContext& ctx,

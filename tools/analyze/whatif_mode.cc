@@ -93,7 +93,7 @@ absl::StatusOr<std::string> WhatIfText(const RunContext& ctx) {
   }
   if (r->what_if) {
     if (!text.empty()) text += "\n";
-    text += engine::RenderWhatIfText(*r->what_if);
+    text += engine::RenderWhatIfText(*r->what_if, ctx.table_width);
   }
   return text;
 }

@@ -38,7 +38,8 @@ absl::StatusOr<std::string> WholeModelText(const RunContext& ctx) {
     if (!m.ok()) return m.status();
     estimates.push_back(*m);
   }
-  return engine::FormatWholeModelComparison(ctx.analysis, estimates);
+  return engine::FormatWholeModelComparison(ctx.analysis, estimates,
+                                            ctx.table_width);
 }
 
 // "whole_model": the --mlsysim estimate when asked, else the lumped one.

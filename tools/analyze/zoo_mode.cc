@@ -72,10 +72,10 @@ absl::StatusOr<graph::Graph> Import(const RunContext& ctx,
 
 }  // namespace
 
-absl::StatusOr<std::string> ListZoo() {
+absl::StatusOr<std::string> ListZoo(size_t max_width) {
   absl::StatusOr<std::vector<zoo::ModelEntry>> catalog = zoo::ModelCatalog();
   if (!catalog.ok()) return catalog.status();
-  return zoo::FormatModelList(*catalog);
+  return zoo::FormatModelList(*catalog, max_width);
 }
 
 absl::Status LoadModel(RunContext* ctx) {
