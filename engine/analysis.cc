@@ -457,8 +457,10 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     layer.name = node.name;
     layer.op_type = node.op_type;
     layer.domain = node.domain;
-    layer.inputs = Describe(graph, node.inputs);
-    layer.outputs = Describe(graph, node.outputs);
+    if (options.describe_tensors) {
+      layer.inputs = Describe(graph, node.inputs);
+      layer.outputs = Describe(graph, node.outputs);
+    }
     absl::StatusOr<Cost> cost = registry.Count(graph, n, *pricer);
     if (!cost.ok()) {
       layer.skipped = true;

@@ -53,6 +53,10 @@ struct AnalyzeOptions {
   // Weight-only quantized weights ("int8", "int4"; "" none): matrix kernels
   // stream them at the runtime's weight_only_bandwidth factor.
   std::string weight_only;
+  // Whether each layer lists its input and output tensors (LayerResult::
+  // inputs / outputs: names, shapes, dtypes, what reports print). Callers
+  // that read only times and sums (a --search) leave them out.
+  bool describe_tensors = true;
   // Tensors of the analyzed graph that a collective will sit on once the
   // analysis is sharded (CollectiveBarriers, engine/parallel/sharding.h):
   // the runtime's fusion plans no kernel that holds both the producer and a

@@ -248,7 +248,7 @@ struct Phases {
 
 // `peak_before`: the peak key of the run's own analysis (needed to quantize;
 // found by analyzing the prefill as the run prices it when empty).
-// `lean`: the layers' tensor descriptions are dropped (a search copies each
+// `lean`: the layers' tensor descriptions are left out (a search copies each
 // analysis once per layout; no figure reads them). `tp_plan`: for layouts
 // with tp > 1, whose kernels are planned around the collectives (the
 // Prepared barriers; Prepare with `sharded`).
@@ -258,6 +258,7 @@ absl::StatusOr<Phases> AnalyzePhases(const ServeInputs& in, const Prepared& p,
   AnalyzeOptions opts = in.options;
   opts.batch = in.concurrency / Microbatches(in.parallel);
   opts.fusion_barriers.clear();
+  opts.describe_tensors = !lean;
   const bool quantized = !in.quantize.weights.empty();
   if (quantized) {
     if (absl::Status s = ValidateQuantizeOptions(*in.decode, in.quantize);
@@ -277,24 +278,15 @@ absl::StatusOr<Phases> AnalyzePhases(const ServeInputs& in, const Prepared& p,
     if (!run.ok()) return run.status();
     return Analyze(g, in.hardware, run->options);  // run->pricer held
   };
-  auto slim = [&](Analysis* a) {
-    if (!lean) return;
-    for (LayerResult& l : a->layers) {
-      l.inputs = {};
-      l.outputs = {};
-    }
-  };
   Phases out;
   if (tp_plan) opts.fusion_barriers = p.prefill_barriers;
   absl::StatusOr<Analysis> prefill = analyze(*in.prefill);
   if (!prefill.ok()) return prefill.status();
   out.prefill = *std::move(prefill);
-  slim(&out.prefill);
   if (tp_plan) opts.fusion_barriers = p.step_barriers;
   for (const graph::Graph& g : p.steps) {
     absl::StatusOr<Analysis> a = analyze(g);
     if (!a.ok()) return a.status();
-    slim(&*a);
     out.steps.push_back(*std::move(a));
   }
   return out;

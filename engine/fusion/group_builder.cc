@@ -16,9 +16,15 @@ GroupBuilder::GroupBuilder(const graph::Graph& graph,
       kind_(graph.nodes().size()),
       in_union_(graph.nodes().size(), 0),
       visited_(graph.nodes().size(), 0) {
+  outermost_.resize(graph.nodes().size());
+  shape_only_.resize(graph.nodes().size());
   for (size_t n = 0; n < graph.nodes().size(); ++n) {
     group_of_[n] = static_cast<int>(n);
     members_[n] = {static_cast<int>(n)};
+    int top = static_cast<int>(n);
+    while (graph.node(top).parent >= 0) top = graph.node(top).parent;
+    outermost_[n] = top;
+    shape_only_[n] = ReadsShapeOnly(graph.node(static_cast<int>(n)));
   }
   const std::vector<int>& order = graph.topological_order();
   const bool flat =
@@ -70,10 +76,7 @@ bool GroupBuilder::Available(int node, FusionKind kind) const {
   return *kind_[g] == kind;
 }
 
-int GroupBuilder::Outermost(int node) const {
-  while (graph_.node(node).parent >= 0) node = graph_.node(node).parent;
-  return node;
-}
+int GroupBuilder::Outermost(int node) const { return outermost_[node]; }
 
 template <typename Fn>
 void GroupBuilder::ForEachSuccessor(int node, Fn fn) const {
@@ -82,8 +85,8 @@ void GroupBuilder::ForEachSuccessor(int node, Fn fn) const {
     const int consumer = static_cast<int>(boost::target(*it, bg));
     // Shape / Size read metadata only: no path through them orders kernels
     // (a rotary embedding's Slice bounds computed from its input's Shape).
-    if (ReadsShapeOnly(graph_.node(consumer))) continue;
-    const int target = Outermost(consumer);
+    if (shape_only_[consumer]) continue;
+    const int target = outermost_[consumer];
     if (target != node) fn(target);
   }
 }
@@ -95,7 +98,8 @@ bool GroupBuilder::CanUnite(const std::vector<int>& nodes) const {
     std::fill(visited_.begin(), visited_.end(), 0);
     stamp_ = 1;
   }
-  std::vector<int> groups;
+  std::vector<int>& groups = groups_;
+  groups.clear();
   for (int n : nodes) {
     const int g = group_of_[n];
     if (in_union_[g] != stamp_) {
@@ -122,7 +126,8 @@ bool GroupBuilder::CanUnite(const std::vector<int>& nodes) const {
   // Depth-first walk from every edge that leaves the union; reaching the
   // union again means the merged group would sit on a cycle.
   const int bound = WalkBound(groups);
-  std::vector<int> stack;
+  std::vector<int>& stack = stack_;
+  stack.clear();
   auto visit = [&](int node) {
     if (visited_[node] == stamp_) return;
     if (!rank_.empty() && rank_[node] > bound) return;  // cannot come back

@@ -84,11 +84,18 @@ class GroupBuilder {
   std::vector<std::vector<int>> members_;
   std::vector<std::optional<FusionKind>> kind_;
   std::vector<bool> barrier_;  // per tensor; empty when there is none
+  // Per node: the outermost node holding it (itself outside If/Loop
+  // bodies), and whether it reads only its inputs' shapes (ReadsShapeOnly).
+  std::vector<int> outermost_;
+  std::vector<bool> shape_only_;
   // Scratch marks for CanUnite, compared against a stamp so they need no
   // clearing.
   mutable std::vector<unsigned> in_union_;
   mutable std::vector<unsigned> visited_;
   mutable unsigned stamp_ = 0;
+  // CanUnite's scratch lists (the union's groups, the walk's stack).
+  mutable std::vector<int> groups_;
+  mutable std::vector<int> stack_;
 };
 
 }  // namespace ridgeline::engine::fusion
