@@ -383,6 +383,7 @@ absl::StatusOr<ServeResult> Combine(const ServeInputs& in, const Prepared& p,
   r.generate = in.generate;
   r.concurrency = in.concurrency;
   r.kv = p.kv;
+  r.encoder = FindEncoderSide(*in.prefill, *in.decode, p.kv);
   r.gpus = in.parallel.gpus();
   r.parallel = in.parallel;
   r.parallel.microbatches = Microbatches(in.parallel);

@@ -58,6 +58,35 @@ struct KvCache {
 // A floating tensor of rank >= 3 named like past / present / cache.
 bool IsKvCacheTensor(const graph::Tensor& tensor);
 
+// What the served graphs of an encoder-decoder's decoder (Whisper, T5, BART
+// as optimum exports them) leave out of the time to first token: the
+// encoder's run always, and the cross-attention keys and values'
+// projection when the first pass takes them as inputs. Found from the
+// graphs' structure and names, never from the model's name.
+struct EncoderSide {
+  // Graph inputs of the decoder that carry the encoder's output: floating,
+  // rank >= 3, not KV, named like encoder_* (encoder_hidden_states,
+  // encoder_outputs).
+  std::vector<std::string> state_inputs;
+  // The cross-attention KV inputs (KvCache::fixed_inputs: named like past /
+  // cache and not growing with the past length), by name.
+  std::vector<std::string> cross_kv_inputs;
+  // The first pass (the TTFT's graph) reads the cross-attention KV inputs
+  // (a decoder with past only): their projection from the encoder's output
+  // is not timed either.
+  bool prefill_reads_cross_kv = false;
+
+  bool encoder_decoder() const {
+    return !state_inputs.empty() || !cross_kv_inputs.empty();
+  }
+};
+
+// The encoder side of `decode` (the decoder at a decode step, `kv` its KV
+// cache) and whether `prefill` (its first pass) reads the cross-attention
+// KV: a node that runs consumes one of them.
+EncoderSide FindEncoderSide(const graph::Graph& prefill,
+                            const graph::Graph& decode, const KvCache& kv);
+
 // Finds the KV cache: graph inputs named like past_key_values / past /
 // cache (rank >= 3), whose dim `past_axis` equals `past_length` (the value
 // the graph was bound with), and the outputs named like present / cache.
@@ -191,6 +220,8 @@ struct ServeResult {
   double output_tokens_per_s = 0;            // per request: M / latency
   double aggregate_output_tokens_per_s = 0;  // B x M / latency
   KvCache kv;
+  // An encoder-decoder's decoder: the TTFT is its first pass alone.
+  EncoderSide encoder;
   ServeMemory memory;
   ServeEnergy energy;
   int64_t max_concurrency = 0;  // largest B that fits (0: not even one)

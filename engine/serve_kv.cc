@@ -109,6 +109,28 @@ absl::StatusOr<KvCache> FindKvCache(const graph::Graph& decode,
   return kv;
 }
 
+EncoderSide FindEncoderSide(const graph::Graph& prefill,
+                            const graph::Graph& decode, const KvCache& kv) {
+  EncoderSide side;
+  for (int i : decode.Inputs()) {
+    const graph::Tensor& t = decode.tensor(i);
+    if (graph::IsFloating(t.dtype) && t.dims.size() >= 3 &&
+        !IsKvCacheTensor(t) && NamedLike(t.name, {"encoder"})) {
+      side.state_inputs.push_back(t.name);
+    }
+  }
+  for (int i : kv.fixed_inputs) {
+    const std::string& name = decode.tensor(i).name;
+    side.cross_kv_inputs.push_back(name);
+    const std::optional<int> in_prefill = prefill.FindTensor(name);
+    if (!in_prefill) continue;
+    for (int node : prefill.tensor(*in_prefill).consumers) {
+      if (!prefill.node(node).not_run) side.prefill_reads_cross_kv = true;
+    }
+  }
+  return side;
+}
+
 absl::StatusOr<PastRebinder> PastRebinder::Create(
     const graph::Graph& at_p0, const graph::Graph& at_p0_plus_1, int64_t p0) {
   if (at_p0.tensors().size() != at_p0_plus_1.tensors().size()) {

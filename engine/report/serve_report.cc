@@ -1,11 +1,31 @@
 #include "engine/report/serve_report.h"
 
+#include "absl/strings/str_join.h"
 #include "engine/report/text.h"
 #include "engine/report/text_table.h"
 #include "engine/report/units.h"
 #include "fmt/format.h"
 
 namespace ridgeline::engine::report {
+
+std::string TtftEncoderNote(const EncoderSide& e) {
+  if (!e.encoder_decoder()) return "";
+  std::vector<std::string> names = e.state_inputs;
+  names.insert(names.end(), e.cross_kv_inputs.begin(), e.cross_kv_inputs.end());
+  const size_t total = names.size();
+  if (total > 3) names.resize(3);
+  return fmt::format(
+      "the decoder of an encoder-decoder model (input{} {}{}): the time to "
+      "first token is its first pass alone, without the encoder's run{}; "
+      "add the encoder's latency (analyze the encoder at the same batch){}",
+      total == 1 ? "" : "s", absl::StrJoin(names, ", "),
+      total > 3 ? fmt::format(", ... {} in all", total) : "",
+      e.prefill_reads_cross_kv
+          ? " and without projecting the encoder's output into the "
+            "cross-attention keys and values, which that pass takes as inputs"
+          : "",
+      e.prefill_reads_cross_kv ? " and that projection's" : "");
+}
 
 std::string FormatServe(const ServeResult& r, size_t max_width) {
   // Labels padded to one width, so every value starts in one column.
@@ -16,7 +36,9 @@ std::string FormatServe(const ServeResult& r, size_t max_width) {
       "{} decode steps), concurrency {}\n",
       r.prompt, r.generate, DecodeSteps(r.generate), r.concurrency);
   out += RenderItems(
-      {{"time to first token (prefill)", FormatSeconds(r.ttft_s)},
+      {{r.encoder.encoder_decoder() ? "time to first token (decoder only)"
+                                    : "time to first token (prefill)",
+        FormatSeconds(r.ttft_s)},
        {"of which per-request host cost", FormatSeconds(r.per_request_s)},
        {"time per output token (mean)", FormatSeconds(r.tpot_s)},
        {"request latency (TTFT + decode)", FormatSeconds(r.request_latency_s)},
@@ -67,9 +89,12 @@ std::string FormatServe(const ServeResult& r, size_t max_width) {
                     FormatSi(m.capacity_bytes, "B"),
                     m.fits ? "fits" : "does NOT fit")}},
       "    ", kNestedWidth);
-  out += RenderItems(
-      {{"max concurrency that fits", fmt::format("{}", r.max_concurrency)}},
-      "  ", kLabelWidth);
+  Items last = {
+      {"max concurrency that fits", fmt::format("{}", r.max_concurrency)}};
+  if (r.encoder.encoder_decoder()) {
+    last.push_back({"assumption (TTFT)", TtftEncoderNote(r.encoder)});
+  }
+  out += RenderItems(last, "  ", kLabelWidth);
   const ServeEnergy& e = r.energy;
   out += fmt::format(
       "  Energy (each GPU at TDP x (0.3 + 0.7 x MFU), mlsysim's power "
@@ -168,6 +193,14 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
   j["concurrency"] = r.concurrency;
   j["ttft_s"] = r.ttft_s;
   j["per_request_s"] = r.per_request_s;
+  // null: a decoder-only model (no encoder to leave out).
+  if (r.encoder.encoder_decoder()) {
+    j["ttft_includes_encoder"] = false;
+    j["ttft_includes_cross_kv_projection"] = !r.encoder.prefill_reads_cross_kv;
+  } else {
+    j["ttft_includes_encoder"] = nullptr;
+    j["ttft_includes_cross_kv_projection"] = nullptr;
+  }
   j["tpot_s"] = r.tpot_s;
   nlohmann::ordered_json steps = nlohmann::ordered_json::array();
   for (const ServeStep& s : r.tpot_by_context) {

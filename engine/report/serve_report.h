@@ -20,13 +20,23 @@ namespace ridgeline::engine::report {
 std::string FormatServe(const ServeResult& result,
                         size_t max_width = kMaxTableWidth);
 
-// {"prompt_tokens", "generate_tokens", "concurrency", "ttft_s", "tpot_s",
+// {"prompt_tokens", "generate_tokens", "concurrency", "ttft_s",
+//  "ttft_includes_encoder", "ttft_includes_cross_kv_projection" (false /
+//  a bool for an encoder-decoder's decoder, null for a decoder-only model),
+//  "tpot_s",
 //  "tpot_by_context": [{"context", "tpot_s"}], "decode_s",
 //  "request_latency_s", "output_tokens_per_s",
 //  "aggregate_output_tokens_per_s", "kv_bytes_per_token", "kv_layers",
 //  "kv_fixed_bytes_per_sequence" (cross-attention KV, 0 if none),
 //  "memory": {...}, "max_concurrency", "analyses"}
 nlohmann::ordered_json ServeJson(const ServeResult& result);
+
+// For an encoder-decoder's decoder (EncoderSide::encoder_decoder()): what
+// the time to first token leaves out, one sentence naming the inputs that
+// show it ("the decoder of an encoder-decoder model (inputs ...): ...");
+// "" for a decoder-only model. The serve section's "assumption (TTFT)" line
+// and the CLI's warning.
+std::string TtftEncoderNote(const EncoderSide& encoder);
 
 // The HTML page's serving sections: a line chart of the time per output
 // token against the context (one point per analyzed decode step, the TTFT,

@@ -545,6 +545,16 @@ absl::StatusOr<engine::ServeResult> RunServe(
   in->decode_name = graphs->decode_name;
   absl::StatusOr<engine::ServeResult> r = engine::AnalyzeServe(*in);
   if (!r.ok()) return NameModel(ctx, r.status());
+  // Once per run, though a sweep serves at every concurrency.
+  const std::string note =
+      fmt::format("{}: --serve: this model is {}", ctx.model_name,
+                  engine::report::TtftEncoderNote(r->encoder));
+  if (r->encoder.encoder_decoder() &&
+      (ctx.warnings == nullptr ||
+       std::find(ctx.warnings->begin(), ctx.warnings->end(), note) ==
+           ctx.warnings->end())) {
+    Warn(ctx, note);
+  }
   return r;
 }
 
