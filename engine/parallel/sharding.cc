@@ -418,16 +418,30 @@ absl::StatusOr<ShardingStructure> FindShardingStructure(
   return out;
 }
 
+namespace {
+
+// `*structure`, or when it is null the structure found in `graph`, held in
+// `*found`.
+absl::Status EnsureStructure(const graph::Graph& graph,
+                             const ShardingStructure** structure,
+                             std::optional<ShardingStructure>* found) {
+  if (*structure != nullptr) return absl::OkStatus();
+  absl::StatusOr<ShardingStructure> s = FindShardingStructure(graph);
+  if (!s.ok()) return s.status();
+  *found = *std::move(s);
+  *structure = &**found;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<int>> CollectiveBarriers(
     const graph::Graph& graph, const Runtime* runtime,
     const ShardingStructure* structure) {
   std::vector<int> barriers;
   std::optional<ShardingStructure> found;
-  if (structure == nullptr) {
-    absl::StatusOr<ShardingStructure> s = FindShardingStructure(graph);
-    if (!s.ok()) return s.status();
-    found = *std::move(s);
-    structure = &*found;
+  if (absl::Status s = EnsureStructure(graph, &structure, &found); !s.ok()) {
+    return s;
   }
   const bool split_lm_head =
       structure->blocks.lm_head >= 0 &&
@@ -448,11 +462,8 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
   const Hardware& hw = analysis.hardware;
   if (absl::Status s = CheckOptions(options, hw); !s.ok()) return s;
   std::optional<ShardingStructure> found;
-  if (structure == nullptr) {
-    absl::StatusOr<ShardingStructure> s = FindShardingStructure(graph);
-    if (!s.ok()) return s.status();
-    found = *std::move(s);
-    structure = &*found;
+  if (absl::Status s = EnsureStructure(graph, &structure, &found); !s.ok()) {
+    return s;
   }
   if (structure->weight_source.size() != graph.tensors().size()) {
     return absl::InvalidArgumentError(
