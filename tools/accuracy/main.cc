@@ -18,7 +18,9 @@
 //   accuracy bench/accuracy/references.tsv [--format md] [--max-median F]
 //
 // --max-median F: exit 1 when the median |error| of the rows on their own
-// runtime profile exceeds F (a fraction); CTest runs it with 0.15.
+// runtime profile exceeds F (a fraction); CTest runs it with 0.15. The flags
+// are rows of the shared table (tools/cli/flags.h); a usage error prints
+// the usage and exits 1, a bad references file exits 2.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -26,14 +28,18 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "engine/rank_stats.h"
 #include "engine/report/text_table.h"
 #include "fmt/format.h"
 #include "fmt/ostream.h"
 #include "nlohmann/json.hpp"
 #include "tools/analyze/run.h"
+#include "tools/cli/flags.h"
 
 namespace {
 
@@ -64,31 +70,67 @@ struct Row {
   double measured = 0;
 };
 
+namespace cli = ridgeline::tools::cli;
+
+// The command line: the references file and the flags of kFlags.
+struct AccuracyArgs {
+  std::string references;  // REFERENCES.tsv
+  bool markdown = false;   // --format md
+  double max_median = -1;  // --max-median F; < 0: no gate
+};
+
+constexpr cli::Flag<AccuracyArgs> kFlags[] = {
+    {"--format", "table|md", "md: the table as Markdown (default: text)",
+     [](AccuracyArgs& a, std::string_view v) -> absl::Status {
+       absl::StatusOr<std::string> f = cli::Choice("--format", "table|md", v);
+       if (!f.ok()) return f.status();
+       a.markdown = *f == "md";
+       return absl::OkStatus();
+     }},
+    {"--max-median", "F",
+     "exit 1 when the median |error| of the rows on their own runtime "
+     "profile exceeds F (a fraction >= 0)",
+     [](AccuracyArgs& a, std::string_view v) -> absl::Status {
+       absl::StatusOr<double> f = cli::NumberIn("--max-median", v, 0, 1e9);
+       if (!f.ok()) return f.status();
+       a.max_median = *f;
+       return absl::OkStatus();
+     }},
+};
+
+std::string Usage() {
+  return "usage: accuracy REFERENCES.tsv [--format table|md] [--max-median "
+         "F]\n\nflags:\n" +
+         cli::HelpLines<AccuracyArgs>(kFlags, 22);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    fmt::print(std::cerr, "usage: accuracy REFERENCES.tsv [--format md]\n");
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  AccuracyArgs a;
+  absl::Status parsed = cli::ParseFlags<AccuracyArgs>(
+      kFlags, args, a, [&a](std::string_view arg) -> absl::Status {
+        if (!a.references.empty()) {
+          return absl::InvalidArgumentError(fmt::format(
+              "unexpected argument '{}' (one REFERENCES.tsv)", arg));
+        }
+        a.references = std::string(arg);
+        return absl::OkStatus();
+      });
+  if (parsed.ok() && a.references.empty()) {
+    parsed = absl::InvalidArgumentError("REFERENCES.tsv is required");
+  }
+  if (!parsed.ok()) {
+    fmt::print(std::cerr, "accuracy: {}\n{}", std::string(parsed.message()),
+               Usage());
     return 1;
   }
-  bool markdown = false;
-  double max_median = -1;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--format" && value == "md") {
-      markdown = true;
-    } else if (flag == "--max-median") {
-      try {
-        max_median = std::stod(value);
-      } catch (const std::exception&) {
-        return Fail("--max-median needs a number");
-      }
-    } else {
-      return Fail(fmt::format("unknown flag {} {}", flag, value));
-    }
-  }
-  std::ifstream in(argv[1]);
-  if (!in) return Fail(fmt::format("{}: cannot open", argv[1]));
+  const std::string& references = a.references;
+  const bool markdown = a.markdown;
+  const double max_median = a.max_median;
+  std::ifstream in(references);
+  if (!in) return Fail(fmt::format("{}: cannot open", references));
   std::string line;
   std::vector<Row> rows;
   int line_no = 0;
@@ -103,7 +145,7 @@ int main(int argc, char** argv) {
     const std::vector<std::string> f = Split(line, '\t');
     if (f.size() < 11) {
       return Fail(fmt::format("{}:{}: expected 13 tab-separated fields",
-                              argv[1], line_no));
+                              references, line_no));
     }
     Row r;
     r.id = f[0];
@@ -119,8 +161,8 @@ int main(int argc, char** argv) {
       r.batch = std::stoll(f[5]);
       r.measured = std::stod(f[9]);
     } catch (const std::exception&) {
-      return Fail(
-          fmt::format("{}:{}: bad batch or measured value", argv[1], line_no));
+      return Fail(fmt::format("{}:{}: bad batch or measured value", references,
+                              line_no));
     }
     rows.push_back(r);
   }
