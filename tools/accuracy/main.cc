@@ -235,18 +235,21 @@ int main(int argc, char** argv) {
       return Fail(fmt::format("{}: analyze failed: {}", r.id, err.str()));
     }
     const nlohmann::json j = nlohmann::json::parse(out.str());
-    const double latency =
-        serve       ? 0
-        : quantized ? j["quantize"]["summary"]["latency_s"].get<double>()
-                    : j["summary"]["latency_s"].get<double>();
-    const bool rate =
-        r.metric == "tokens_per_s" || r.metric == "throughput_per_s";
-    const double predicted =
-        !serve ? (rate ? static_cast<double>(r.batch) / latency : latency)
-        : r.metric == "ttft_s"
-            ? j["serve"]["ttft_s"].get<double>()
-            : j["serve"]["aggregate_output_tokens_per_s"].get<double>() /
-                  j["summary"].value("gpus", 1.0);
+    double predicted = 0;
+    if (serve) {
+      const nlohmann::json& s = j["serve"];
+      predicted = r.metric == "ttft_s"
+                      ? s["ttft_s"].get<double>()
+                      : s["aggregate_output_tokens_per_s"].get<double>() /
+                            j["summary"].value("gpus", 1.0);
+    } else {
+      const double latency =
+          (quantized ? j["quantize"]["summary"] : j["summary"])["latency_s"]
+              .get<double>();
+      const bool rate =
+          r.metric == "tokens_per_s" || r.metric == "throughput_per_s";
+      predicted = rate ? static_cast<double>(r.batch) / latency : latency;
+    }
     const double error = predicted / r.measured - 1;
     (own_runtime ? gated : other).push_back(std::abs(error));
     const std::string runtime = own_runtime ? r.runtime : r.runtime + "*";
