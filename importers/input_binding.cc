@@ -7,6 +7,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 #include "fmt/format.h"
+#include "graph/list_some.h"
 
 namespace ridgeline::importers {
 namespace {
@@ -164,8 +165,12 @@ absl::StatusOr<graph::Tensor> InputBinder::Bind(
   return t;
 }
 
+// How many inputs, and how many places of a dim, a message names before it
+// counts the rest (a decoder with a KV cache has 2 inputs per layer).
+constexpr size_t kListed = 4;
+
 absl::Status InputBinder::Finish(graph::Graph* graph) {
-  const std::string inputs = absl::StrJoin(input_names_, ", ");
+  const std::string inputs = graph::ListSome(input_names_, kListed);
   for (const auto& [name, unused] : options_.inputs) {
     if (std::find(input_names_.begin(), input_names_.end(), name) ==
         input_names_.end()) {
@@ -189,7 +194,7 @@ absl::Status InputBinder::Finish(graph::Graph* graph) {
       known.push_back(
           dim.rfind("input '", 0) == 0
               ? dim
-              : fmt::format("'{}' ({})", dim, absl::StrJoin(sites, ", ")));
+              : fmt::format("'{}' ({})", dim, graph::ListSome(sites, kListed)));
     }
     return absl::InvalidArgumentError(fmt::format(
         "--dim {}={} matches no symbolic input dim; {}", name, value,
@@ -204,7 +209,7 @@ absl::Status InputBinder::Finish(graph::Graph* graph) {
                           ? dim
                           : fmt::format("'{}' (input{}{})", dim,
                                         carriers.size() > 1 ? "s " : " ",
-                                        absl::StrJoin(carriers, ", ")));
+                                        graph::ListSome(carriers, kListed)));
     }
     return absl::InvalidArgumentError(fmt::format(
         "unbound symbolic dim{}{}; bind with --dim NAME=VALUE or --input "

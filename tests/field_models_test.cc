@@ -165,6 +165,29 @@ TEST(FieldModels, DimMatchingNoInputIsAnErrorListingTheSymbolicDims) {
   EXPECT_TRUE(Contains(r.err, "'seq' (input 'x' dim 1)")) << r.err;
 }
 
+// A decoder with a KV cache carries 'batch' on 161 inputs: the message names
+// the first few places of each dim and counts the rest (it was one line of
+// 10 KB for the zoo's Llama-2-70B decoder).
+TEST(FieldModels, DimErrorOfAModelWithManyInputsStaysShort) {
+  OnnxBuilder b("many_inputs", 17);
+  std::vector<std::string> outs;
+  for (int i = 0; i < 10; ++i) {
+    const std::string name = "past." + std::to_string(i);
+    b.Input(name, kF32, {std::string("batch"), int64_t{8}});
+    outs.push_back(b.Node("Relu", {name}));
+  }
+  for (const std::string& o : outs) b.Output(o);
+  const Result r = RunCli({WriteModel("many.onnx", b.Serialize()), "--hw",
+                           "h100", "--dim", "prompt=128"});
+  EXPECT_EQ(r.code, 2) << r.out;
+  EXPECT_TRUE(Contains(r.err,
+                       "'batch' (input 'past.0' dim 0, input 'past.1' dim 0, "
+                       "input 'past.2' dim 0, input 'past.3' dim 0, ... (6 "
+                       "more))"))
+      << r.err;
+  EXPECT_FALSE(Contains(r.err, "past.9")) << r.err;
+}
+
 // ---------------------------------------------------------------------------
 // Defects 3 and 4: --input-value folds an If; the branch not taken is
 // neither unresolved nor skipped.
