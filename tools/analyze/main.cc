@@ -70,8 +70,12 @@ bool SanitizerBuild() {
 int main(int argc, char** argv) {
   TuneHeapForOneRun();
   std::vector<std::string> args(argv + 1, argv + argc);
-  const int status =
-      ridgeline::tools::analyze::AnalyzeMain(args, std::cout, std::cerr);
-  if (!SanitizerBuild()) ExitWithoutTeardown(status);
+  // A successful run ends inside AnalyzeMain, before its state is freed.
+  const bool teardown = SanitizerBuild();
+  const int status = ridgeline::tools::analyze::AnalyzeMain(
+      args, std::cout, std::cerr,
+      teardown ? ridgeline::tools::analyze::AtFinish()
+               : [](int status) { ExitWithoutTeardown(status); });
+  if (!teardown) ExitWithoutTeardown(status);
   return status;
 }

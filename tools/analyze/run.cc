@@ -189,7 +189,8 @@ void Warn(const RunContext& ctx, const std::string& text) {
   }
 }
 
-int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
+int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err,
+               const AtFinish& at_finish) {
   if (options.help) {
     fmt::print(out, "{}", UsageText());
     return kExitOk;
@@ -210,6 +211,7 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
         return Fail(err, fmt::format("{}: write failed", options.output_path));
       }
     }
+    if (at_finish) at_finish(kExitOk);
     return kExitOk;
   };
   const std::string cannot_open =
@@ -336,14 +338,14 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err) {
 }
 
 int AnalyzeMain(const std::vector<std::string>& args, std::ostream& out,
-                std::ostream& err) {
+                std::ostream& err, const AtFinish& at_finish) {
   absl::StatusOr<Options> options = ParseArgs(args);
   if (!options.ok()) {
     fmt::print(err, "analyze: {}\n\n{}", MessageOf(options.status()),
                UsageText());
     return kExitUsage;
   }
-  return RunAnalyze(*options, out, err);
+  return RunAnalyze(*options, out, err, at_finish);
 }
 
 }  // namespace ridgeline::tools::analyze
