@@ -123,16 +123,25 @@ bool GroupBuilder::CanUnite(const std::vector<int>& nodes) const {
       }
     }
   }
-  // Depth-first walk from every edge that leaves the union; reaching the
-  // union again means the merged group would sit on a cycle.
+  // A walk from every edge that leaves the union; reaching the union again
+  // means the merged group would sit on a cycle. On a ranked graph the walk
+  // takes the highest-ranked node first: a path back into the union climbs
+  // in rank, so it is found along the graph's long edges (a rotary Mul of
+  // layer 40 tried with the Cos that layer 0's kernel took reaches itself
+  // through the residual stream's skip edges in a few nodes per layer, not
+  // through every node of the 39 layers between). Which nodes are reachable,
+  // and so the answer, does not depend on the order.
   const int bound = WalkBound(groups);
   std::vector<int>& stack = stack_;
   stack.clear();
+  const bool ranked = !rank_.empty();
+  auto lower_rank = [this](int a, int b) { return rank_[a] < rank_[b]; };
   auto visit = [&](int node) {
     if (visited_[node] == stamp_) return;
-    if (!rank_.empty() && rank_[node] > bound) return;  // cannot come back
+    if (ranked && rank_[node] > bound) return;  // cannot come back
     visited_[node] = stamp_;
     stack.push_back(node);
+    if (ranked) std::push_heap(stack.begin(), stack.end(), lower_rank);
   };
   for (int g : groups) {
     for (int m : members_[g]) {
@@ -142,6 +151,7 @@ bool GroupBuilder::CanUnite(const std::vector<int>& nodes) const {
     }
   }
   while (!stack.empty()) {
+    if (ranked) std::pop_heap(stack.begin(), stack.end(), lower_rank);
     const int n = stack.back();
     stack.pop_back();
     bool reentered = false;
