@@ -22,6 +22,17 @@
 namespace ridgeline::engine {
 namespace {
 
+// The sharding flags of a layout as given on the command line: "--tp 8",
+// "--tp 2 --pp 2".
+std::string ParallelFlags(const ParallelOptions& p) {
+  std::string out;
+  for (const auto& [flag, n] :
+       {std::pair{"--tp", p.tp}, {"--pp", p.pp}, {"--ep", p.ep}}) {
+    if (n > 1) out += fmt::format("{}{} {}", out.empty() ? "" : " ", flag, n);
+  }
+  return out;
+}
+
 constexpr std::string_view kWeightChoices[] = {"int8", "int4", "fp8", "fp16",
                                                "bf16"};
 constexpr std::string_view kActivationChoices[] = {"int8", "fp8", "fp16",
@@ -411,17 +422,13 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(
     return s;
   }
   const bool sharded = parallel.gpus() > 1;
-  if (sharded && (parallel.pp > 1 || parallel.ep > 1)) {
-    return absl::InvalidArgumentError(
-        "quantization what-ifs are sharded with --tp only, not with --pp or "
-        "--ep");
-  }
   if (sharded && !options.activations.empty()) {
     return absl::InvalidArgumentError(fmt::format(
-        "--activations {} with --tp {}: only weight and KV-cache quantization "
-        "are sharded (quantized activations would change the all-reduce "
-        "messages, which is not modelled)",
-        options.activations, parallel.tp));
+        "--activations {} with {}: only weight and KV-cache quantization "
+        "are sharded (quantized activations would change the messages of the "
+        "all-reduces, pipeline sends and expert all-to-alls, which is not "
+        "modelled)",
+        options.activations, ParallelFlags(parallel)));
   }
   QuantizeResult result;
   result.options = options;
@@ -508,9 +515,10 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(
   result.fits_before = result.before.summary.fits_in_memory;
   result.fits = result.after.summary.fits_in_memory;
   if (sharded) {
-    // One GPU's cache: its KV heads are 1/tp of the model's.
-    result.kv_bytes_before /= parallel.tp;
-    result.kv_bytes /= parallel.tp;
+    // One GPU's cache: 1/tp of the KV heads, 1/pp of the layers, 1/ep of
+    // the requests (as --serve's memory divides it).
+    result.kv_bytes_before /= parallel.gpus();
+    result.kv_bytes /= parallel.gpus();
     const ParallelSummary& pb = *result.before.summary.parallel;
     const ParallelSummary& pa = *result.after.summary.parallel;
     result.gpus = pa.gpus;

@@ -190,14 +190,17 @@ struct QuantizeResult {
   double weight_traffic_before = 0;
   double weight_traffic = 0;
   // Bytes of KV-cache tensors read or written by the layers (approximated as
-  // the sizes of KV tensors the layers touch); one GPU's (/ tp) when sharded.
+  // the sizes of KV tensors the layers touch); one GPU's when sharded: / (tp
+  // x pp x ep), as --serve divides the cache (tp splits the KV heads, pp the
+  // layers, ep the requests of the data-parallel attention).
   double kv_bytes_before = 0;
   double kv_bytes = 0;
   double capacity_bytes = 0;
   // weights + peak activations <= capacity (per GPU when sharded)
   bool fits_before = true;
   bool fits = true;
-  // Sharded (--tp): GPUs, and one GPU's weights before and after; `before`
+  // Sharded (--tp/--pp/--ep): GPUs, and one GPU's weights (on the most
+  // loaded pipeline stage) before and after; `before`
   // and `after` are then sharded analyses, `layers` lists their collective
   // layers too (node -1, unchanged) and the latencies are one inference of
   // the sharded model.
@@ -212,11 +215,11 @@ struct QuantizeResult {
 // the quantized run keeps `base.precision`'s re-pricing for what the options
 // leave alone). Errors: invalid options, --weights on a quantized model, a
 // device with no peak for the math precision. With `parallel` over more
-// than one GPU (tensor parallel only), both analyses are sharded
-// (ShardAnalysis): each GPU's share of the weights is re-priced, the
-// all-reduces keep their messages (activations as stored); --activations is
-// then an error (it would change the all-reduce precision, which is not
-// modelled), as are --pp and --ep.
+// than one GPU, both analyses are sharded the same way (AnalyzeSharded):
+// each GPU's share of the weights is re-priced, the collectives (all-reduces,
+// pipeline sends, expert all-to-alls) keep their messages (activations as
+// stored); --activations is then an error (it would change the precision of
+// those messages, which is not modelled).
 absl::StatusOr<QuantizeResult> AnalyzeQuantized(
     const graph::Graph& graph, const Hardware& hardware,
     const AnalyzeOptions& base, const QuantizeOptions& options,

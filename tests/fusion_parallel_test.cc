@@ -578,7 +578,19 @@ TEST(FusionTensorParallelCli, TpFusesAndPpIsRefused) {
   // Pipeline and expert parallel are not fused: a usage error naming them.
   r = run({"--pp", "2", "--fuse", "all"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_TRUE(cli_testing::Contains(r.err, "not with --pp or --ep")) << r.err;
+  EXPECT_TRUE(cli_testing::Contains(
+      r.err, "with --pp or --ep, the what-ifs are --weights and --kv-cache"))
+      << r.err;
+  r = run({"--pp", "2", "--what-if"});
+  EXPECT_EQ(r.code, 1);
+  // Weight quantization is sharded over the pipeline's stages.
+  r = run({"--pp", "2", "--weights", "int8", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json pp = nlohmann::json::parse(r.out);
+  EXPECT_EQ(pp["quantize"]["summary"]["gpus"], 2);
+  EXPECT_LT(
+      pp["quantize"]["summary"]["weight_bytes_per_gpu"].get<double>(),
+      pp["quantize"]["summary"]["weight_bytes_per_gpu_before"].get<double>());
   // --activations with --tp is still refused (the all-reduce messages).
   r = run({"--tp", "2", "--activations", "int8"});
   EXPECT_EQ(r.code, 1);

@@ -518,6 +518,72 @@ TEST_F(Llama8bDecode, Int8WeightsOnEightGpusQuantizeEachShard) {
   EXPECT_TRUE(rows->back().available);
 }
 
+// --weights int8 with --pp 2 (and --tp 2 --pp 2): both analyses are
+// sharded alike. One GPU holds one stage: its weights are the most loaded
+// stage's, as the quantized analysis' own summary says. The pipeline send
+// keeps its message, 1 token x 4096 hidden x 2 B (bf16) = 8,192 B, and
+// its time; the KV cache of one GPU is the model's / (tp x pp), as --serve
+// divides it. Weight-only int8 stores 1 B per element + 2 B per output
+// channel instead of bf16's 2 B: every stage holds fewer than 0.51 of its
+// bf16 bytes.
+TEST_F(Llama8bDecode, Int8WeightsOnAPipelineQuantizeEachStage) {
+  absl::StatusOr<engine::Hardware> hw = testing::SourceHardware("h100-sxm");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  absl::StatusOr<engine::Runtime> rt = zoo::ResolveRuntime("tensorrt");
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  engine::AnalyzeOptions o;
+  o.runtime = &*rt;
+  o.precision = "bf16";
+  engine::QuantizeOptions q;
+  q.weights = "int8";
+  absl::StatusOr<engine::QuantizeResult> whole =
+      engine::AnalyzeQuantized(*graph_, *hw, o, q);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  for (const engine::ParallelOptions& layout :
+       {engine::ParallelOptions{.pp = 2},
+        engine::ParallelOptions{.tp = 2, .pp = 2}}) {
+    SCOPED_TRACE(::testing::Message()
+                 << "tp " << layout.tp << " pp " << layout.pp);
+    absl::StatusOr<engine::QuantizeResult> r =
+        engine::AnalyzeQuantized(*graph_, *hw, o, q, layout);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->gpus, layout.gpus());
+    const engine::ParallelSummary& pb = *r->before.summary.parallel;
+    const engine::ParallelSummary& pa = *r->after.summary.parallel;
+    EXPECT_EQ(pa.pp, 2);
+    EXPECT_DOUBLE_EQ(r->weight_bytes_per_gpu_before, pb.weight_bytes_per_gpu);
+    EXPECT_DOUBLE_EQ(r->weight_bytes_per_gpu, pa.weight_bytes_per_gpu);
+    EXPECT_LT(r->weight_bytes_per_gpu, 0.51 * r->weight_bytes_per_gpu_before);
+    // A stage holds at least half of one tensor-parallel rank's weights.
+    EXPECT_GE(r->weight_bytes_per_gpu,
+              0.5 * whole->model_bytes / layout.tp * 0.999);
+    int sends = 0;
+    for (size_t i = 0; i < r->after.layers.size(); ++i) {
+      const engine::LayerResult& b = r->before.layers[i];
+      const engine::LayerResult& a = r->after.layers[i];
+      if (a.name.rfind("SendRecv:", 0) != 0) continue;
+      ++sends;
+      EXPECT_EQ(a.message_bytes, 8192) << a.name;
+      EXPECT_EQ(b.message_bytes, 8192) << a.name;
+      EXPECT_DOUBLE_EQ(a.latency_s, b.latency_s) << a.name;
+    }
+    EXPECT_EQ(sends, 1);
+    EXPECT_DOUBLE_EQ(r->kv_bytes_before,
+                     whole->kv_bytes_before / layout.gpus());
+    EXPECT_DOUBLE_EQ(r->kv_bytes, whole->kv_bytes / layout.gpus());
+    EXPECT_LT(r->latency_s, r->latency_before_s);
+    // Activation quantization would change the send's message: refused.
+    engine::QuantizeOptions w8a8 = q;
+    w8a8.activations = "int8";
+    absl::StatusOr<engine::QuantizeResult> refused =
+        engine::AnalyzeQuantized(*graph_, *hw, o, w8a8, layout);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.status().message().find("pipeline sends"),
+              std::string::npos)
+        << refused.status();
+  }
+}
+
 // Mixtral-8x7B (8 experts, top-2; tests/moe_test.cc counts it), bf16 on
 // H100s. One expert: 3 x 4096 x 14336 = 176,160,768 parameters,
 // 352,321,536 bytes.
@@ -893,11 +959,25 @@ TEST(ParallelCli, WeightWhatIfsWithTensorParallel) {
   ASSERT_TRUE(j.contains("what_if"));
   EXPECT_DOUBLE_EQ(j["what_if"][0]["latency_s"].get<double>(),
                    j["summary"]["latency_s"].get<double>());
-  for (const char* bad : {"--tp 2 --activations int8", "--pp 2 --weights int8",
-                          "--ep 2 --what-if", "--pp 2 --fuse all"}) {
+  for (const char* bad :
+       {"--tp 2 --activations int8", "--pp 2 --activations int8",
+        "--ep 2 --what-if", "--pp 2 --fuse all"}) {
     r = RunAnalyze(std::string("--zoo llama-3.1-8b-decode --hw h100 ") + bad);
     EXPECT_EQ(r.code, 1) << bad;
   }
+  // Expert parallel: each GPU holds 2 of Mixtral's 8 experts per layer, and
+  // int4 weights (0.5 B + a 2 B scale per 128 elements = 0.515625 B per
+  // element, engine/quantize.h) shrink them with the rest: one GPU's
+  // weights after are 0.515625 / 2 = 0.258 of before (bf16).
+  r = RunAnalyze(
+      "--zoo mixtral-8x7b-decode --hw h100 --precision bf16 --ep 4 "
+      "--weights int4 --format json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json ep = nlohmann::json::parse(r.out)["quantize"]["summary"];
+  EXPECT_EQ(ep["gpus"], 4);
+  EXPECT_NEAR(ep["weight_bytes_per_gpu"].get<double>() /
+                  ep["weight_bytes_per_gpu_before"].get<double>(),
+              0.515625 / 2, 0.005);
 }
 
 TEST(ParallelCli, ExpertParallelJson) {

@@ -611,18 +611,18 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
         "quantization what-ifs; not yet with --whole-model, --sweep (use "
         "--sweep tp=LIST for tensor parallel) or --measured");
   }
-  const bool quantize_what_if =
-      !o.weights.empty() || !o.kv_cache.empty() || o.what_if;
   if ((o.parallel.pp > 1 || o.parallel.ep > 1) &&
-      (quantize_what_if || !o.fuse.empty() || !o.activations.empty())) {
+      (o.what_if || !o.fuse.empty())) {
     return absl::InvalidArgumentError(
-        "what-ifs are sharded with --tp only; not with --pp or --ep");
+        "with --pp or --ep, the what-ifs are --weights and --kv-cache: the "
+        "fusion what-if and the --what-if table are sharded with --tp only");
   }
-  if (o.parallel.tp > 1 && !o.activations.empty()) {
+  if (o.parallel.gpus() > 1 && !o.activations.empty()) {
     return absl::InvalidArgumentError(
-        "with --tp, the what-ifs are --fuse, --weights, --kv-cache and "
-        "--what-if: --activations is not sharded yet (quantized activations "
-        "would change the all-reduce messages)");
+        "with --tp/--pp/--ep, the what-ifs are --fuse, --weights, --kv-cache "
+        "and --what-if: --activations is not sharded yet (quantized "
+        "activations would change the messages of the all-reduces, pipeline "
+        "sends and expert all-to-alls)");
   }
   if ((!o.ttft_max.empty() || !o.tpot_max.empty()) && !o.search) {
     return absl::InvalidArgumentError(
