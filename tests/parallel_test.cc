@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -251,6 +252,31 @@ class Llama8bDecode : public ::testing::Test {
 };
 graph::Graph* Llama8bDecode::graph_ = nullptr;
 
+// The H100 under TensorRT's layout (the LM head split by vocabulary, as the
+// weight counts below assume) in bf16, and weight-only int8.
+struct TensorRtBf16OnH100 {
+  engine::Hardware hw;
+  engine::Runtime runtime;
+  engine::QuantizeOptions int8;
+  // Points at `runtime`: keep this object in place while it is used.
+  engine::AnalyzeOptions Options() const {
+    engine::AnalyzeOptions o;
+    o.runtime = &runtime;
+    o.precision = "bf16";
+    return o;
+  }
+};
+std::unique_ptr<TensorRtBf16OnH100> MakeTensorRtBf16OnH100() {
+  absl::StatusOr<engine::Hardware> hw = testing::SourceHardware("h100-sxm");
+  absl::StatusOr<engine::Runtime> rt = zoo::ResolveRuntime("tensorrt");
+  if (!hw.ok() || !rt.ok()) return nullptr;
+  auto s = std::make_unique<TensorRtBf16OnH100>();
+  s->hw = *std::move(hw);
+  s->runtime = *std::move(rt);
+  s->int8.weights = "int8";
+  return s;
+}
+
 TEST_F(Llama8bDecode, FindsEveryTransformerBlock) {
   absl::StatusOr<engine::TransformerBlocks> b =
       engine::FindTransformerBlocks(*graph_);
@@ -391,16 +417,11 @@ TEST_F(Llama8bDecode, DecodeSpeedUpFromOneToEightGpusIsSublinear) {
 //     = 7,341,056 B per GPU (bf16: 14,680,064).
 // The all-reduces keep their 1 token x 4096 x 2 B = 8,192 B messages.
 TEST_F(Llama8bDecode, Int8WeightsOnEightGpusQuantizeEachShard) {
-  absl::StatusOr<engine::Hardware> hw = testing::SourceHardware("h100-sxm");
-  ASSERT_TRUE(hw.ok()) << hw.status();
-  // TensorRT's layout: the LM head split by vocabulary, as counted below.
-  absl::StatusOr<engine::Runtime> rt = zoo::ResolveRuntime("tensorrt");
-  ASSERT_TRUE(rt.ok()) << rt.status();
-  engine::AnalyzeOptions o;
-  o.runtime = &*rt;
-  o.precision = "bf16";
-  engine::QuantizeOptions q;
-  q.weights = "int8";
+  const std::unique_ptr<TensorRtBf16OnH100> setup = MakeTensorRtBf16OnH100();
+  ASSERT_NE(setup, nullptr);
+  const engine::Hardware* hw = &setup->hw;
+  const engine::AnalyzeOptions o = setup->Options();
+  engine::QuantizeOptions q = setup->int8;
   absl::StatusOr<engine::QuantizeResult> r =
       engine::AnalyzeQuantized(*graph_, *hw, o, q, {.tp = 8});
   ASSERT_TRUE(r.ok()) << r.status();
@@ -527,15 +548,11 @@ TEST_F(Llama8bDecode, Int8WeightsOnEightGpusQuantizeEachShard) {
 // channel instead of bf16's 2 B: every stage holds fewer than 0.51 of its
 // bf16 bytes.
 TEST_F(Llama8bDecode, Int8WeightsOnAPipelineQuantizeEachStage) {
-  absl::StatusOr<engine::Hardware> hw = testing::SourceHardware("h100-sxm");
-  ASSERT_TRUE(hw.ok()) << hw.status();
-  absl::StatusOr<engine::Runtime> rt = zoo::ResolveRuntime("tensorrt");
-  ASSERT_TRUE(rt.ok()) << rt.status();
-  engine::AnalyzeOptions o;
-  o.runtime = &*rt;
-  o.precision = "bf16";
-  engine::QuantizeOptions q;
-  q.weights = "int8";
+  const std::unique_ptr<TensorRtBf16OnH100> setup = MakeTensorRtBf16OnH100();
+  ASSERT_NE(setup, nullptr);
+  const engine::Hardware* hw = &setup->hw;
+  const engine::AnalyzeOptions o = setup->Options();
+  const engine::QuantizeOptions& q = setup->int8;
   absl::StatusOr<engine::QuantizeResult> whole =
       engine::AnalyzeQuantized(*graph_, *hw, o, q);
   ASSERT_TRUE(whole.ok()) << whole.status();
