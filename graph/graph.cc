@@ -1,8 +1,10 @@
 #include "graph/graph.h"
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <queue>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_join.h"
@@ -198,26 +200,95 @@ bool Graph::IsConstantParameter(const Tensor& tensor) const {
          ParameterDType(tensor.dtype);
 }
 
+namespace {
+
+// Inputs of the quantized operators by role, as bit masks over input
+// positions: `metadata` the scales and zero points, `int_values` the
+// quantized values stored at integer widths other than 8/4 bits (int32
+// biases). ai.onnx and com.microsoft spell these ops alike.
+struct QuantizedInputs {
+  std::string_view op;
+  uint32_t metadata;
+  uint32_t int_values;
+};
+
+constexpr QuantizedInputs kQuantizedInputs[] = {
+    // x, y_scale, y_zero_point
+    {"QuantizeLinear", 0b110, 0},
+    // x (int32 biases in QDQ models), x_scale, x_zero_point
+    {"DequantizeLinear", 0b110, 0b1},
+    // x, w, x_zero_point, w_zero_point
+    {"ConvInteger", 0b1100, 0},
+    // a, b, a_zero_point, b_zero_point
+    {"MatMulInteger", 0b1100, 0},
+    // x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B (int32)
+    {"QLinearConv", 0b011110110, 1u << 8},
+    // a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp
+    {"QLinearMatMul", 0b11110110, 0},
+    // com.microsoft: A, B, a_scale, b_scale, a_zp, b_zp, bias
+    {"MatMulIntegerToFloat", 0b0111100, 0},
+    // com.microsoft: A, B, b_scale, b_zero_point, bias
+    {"DynamicQuantizeMatMul", 0b01100, 0},
+    // com.microsoft: A, a_scale, a_zp, B, B_scale, B_zp, C (int32),
+    // y_scale, y_zp
+    {"QGemm", 0b110110110, 1u << 6},
+};
+
+const QuantizedInputs* FindQuantizedInputs(const Node& node) {
+  if (!node.domain.empty() && node.domain != "com.microsoft") return nullptr;
+  for (const QuantizedInputs& q : kQuantizedInputs) {
+    if (node.op_type == q.op) return &q;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 bool Graph::IsQuantizationParameter(const Tensor& tensor) const {
   if (tensor.consumers.empty()) return false;
   for (int c : tensor.consumers) {
     if (c < 0 || c >= static_cast<int>(nodes_.size())) return false;
     const Node& n = nodes_[c];
-    const bool qdq =
-        (n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear") &&
-        (n.domain.empty() || n.domain == "com.microsoft");  // ai.onnx is ""
-    if (!qdq || n.inputs.empty()) return false;
-    const int x = n.inputs[0];
-    if (x >= 0 && x < static_cast<int>(tensors_.size()) &&
-        tensors_[x].name == tensor.name) {
-      return false;  // the quantized or dequantized value itself
+    const QuantizedInputs* q = FindQuantizedInputs(n);
+    if (q == nullptr) return false;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const int in = n.inputs[i];
+      if (in < 0 || in >= static_cast<int>(tensors_.size()) ||
+          tensors_[in].name != tensor.name) {
+        continue;
+      }
+      if (i >= 32 || ((q->metadata >> i) & 1u) == 0) return false;
     }
   }
   return true;
 }
 
+bool Graph::IsQuantizedIntegerValue(const Tensor& tensor) const {
+  for (int c : tensor.consumers) {
+    if (c < 0 || c >= static_cast<int>(nodes_.size())) continue;
+    const Node& n = nodes_[c];
+    const QuantizedInputs* q = FindQuantizedInputs(n);
+    if (q == nullptr) continue;
+    for (size_t i = 0; i < n.inputs.size() && i < 32; ++i) {
+      const int in = n.inputs[i];
+      if (in >= 0 && in < static_cast<int>(tensors_.size()) &&
+          tensors_[in].name == tensor.name &&
+          ((q->int_values >> i) & 1u) != 0) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 bool Graph::IsWeight(const Tensor& tensor) const {
-  if (tensor.is_weight()) return !IsQuantizationParameter(tensor);
+  if (tensor.is_weight()) {
+    // Integer initializers of other widths are shape operands (Reshape
+    // shapes, Slice starts, Resize sizes) unless a quantized op reads them
+    // as values (int32 biases).
+    return (ParameterDType(tensor.dtype) || IsQuantizedIntegerValue(tensor)) &&
+           !IsQuantizationParameter(tensor);
+  }
   if (!IsConstantParameter(tensor) || IsQuantizationParameter(tensor)) {
     return false;
   }

@@ -191,13 +191,21 @@ class Graph {
   // Otherwise its Constants are computed tables (a rotary embedding's
   // inverse frequencies, a torch buffer), not parameters. Scalars (scales,
   // epsilons) and integer Constants of other widths are arithmetic.
-  // Quantization metadata is not a parameter: a tensor read only as the
-  // scale or zero point (input 1 or 2) of QuantizeLinear/DequantizeLinear
-  // (ONNX Runtime's QDQ format) is neither.
+  // Initializers of integer types other than 8/4 bits are shape operands
+  // (Reshape shapes, Slice starts, Resize sizes), not weights, unless a
+  // quantized op reads them as values (IsQuantizedIntegerValue).
+  // Quantization metadata is not a parameter: a tensor read only as a
+  // scale or zero point of a quantized op (QuantizeLinear/DequantizeLinear
+  // in ONNX Runtime's QDQ format, ConvInteger/MatMulInteger in its dynamic
+  // format, QLinearConv, QLinearMatMul, com.microsoft QGemm,
+  // MatMulIntegerToFloat, DynamicQuantizeMatMul) is neither.
   // Parameters, weight bytes, memory fit and quantization all use this.
   bool IsWeight(const Tensor& tensor) const;
-  // Read only as a scale or zero point of QuantizeLinear/DequantizeLinear.
+  // Read only as a scale or zero point of a quantized op (see IsWeight).
   bool IsQuantizationParameter(const Tensor& tensor) const;
+  // Read by a quantized op as an int32 value: a QDQ bias (DequantizeLinear
+  // input 0), QLinearConv's bias, QGemm's C.
+  bool IsQuantizedIntegerValue(const Tensor& tensor) const;
   // A Constant output of more than one floating or 8/4-bit value.
   bool IsConstantParameter(const Tensor& tensor) const;
 

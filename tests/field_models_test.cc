@@ -92,6 +92,87 @@ TEST(FieldModels, ConstantNodeWeightsAreParameters) {
   EXPECT_DOUBLE_EQ(j["summary"]["weight_bytes"].get<double>(), 544.0);
 }
 
+// An initializer of `elem_type` (uint8 or int8) holding `dims` elements, all 1.
+void ByteInitializer(OnnxBuilder& b, const std::string& name, int elem_type,
+                     const std::vector<int64_t>& dims) {
+  onnx::TensorProto* t = b.graph().add_initializer();
+  t->set_name(name);
+  t->set_data_type(elem_type);
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    t->add_dims(d);
+    n *= d;
+  }
+  t->set_raw_data(std::string(static_cast<size_t>(n), '\1'));
+}
+
+// Integer initializers that are shape operands (tf2onnx writes every
+// Reshape shape, the torch exporter every Slice start and end as one; a
+// silero VAD holds 173 such elements, an ONNX Runtime dynamic-quantized
+// ISNet 632) are arithmetic, not parameters.
+// x[4,16] @ W[16,8] + b[8]; Reshape to [2,16] (shape: int64 initializer of
+// 2 elements); Slice [0:1] on axis 0 (starts, ends, axes: 3 int64
+// elements). params = 16*8 + 8 = 136 (the 5 int64 elements are not);
+// weight_bytes = 136 * 4 = 544.
+TEST(FieldModels, IntegerShapeInitializersAreNotParameters) {
+  OnnxBuilder b("int64_initializers", 17);
+  b.Input("x", kF32, {int64_t{4}, int64_t{16}});
+  b.FloatInitializer("W", {16, 8}, std::vector<float>(128, 0.5f));
+  b.FloatInitializer("b", {8}, std::vector<float>(8, 0.5f));
+  b.Int64Initializer("shape", {2}, {2, 16});
+  b.Int64Initializer("starts", {1}, {0});
+  b.Int64Initializer("ends", {1}, {1});
+  b.Int64Initializer("axes", {1}, {0});
+  std::string y = b.Node("MatMul", {"x", "W"});
+  y = b.Node("Add", {y, "b"});
+  y = b.Node("Reshape", {y, "shape"});
+  b.Output(b.Node("Slice", {y, "starts", "ends", "axes"}));
+  const Result r = RunCli({WriteModel("int64_init.onnx", b.Serialize()), "--hw",
+                           "h100", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = Json(r);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["summary"]["params"], 136);
+  EXPECT_DOUBLE_EQ(j["summary"]["weight_bytes"].get<double>(), 544.0);
+}
+
+// A convolution as ONNX Runtime's quantize_dynamic writes it:
+// DynamicQuantizeLinear(x) -> ConvInteger(x_q, W_q uint8 [8,4,3,3], x_zp,
+// w_zp uint8 scalar) -> Cast -> Mul(x_scale * w_scale) -> Add(bias
+// reshaped to [1,8,1,1] by an int64 initializer of 4 elements).
+// The weight zero point (ConvInteger input 3) is quantization metadata, as
+// QuantizeLinear/DequantizeLinear's are; the reshape shape is arithmetic.
+//   params = W 8*4*3*3 = 288 + w_scale 1 (a float initializer) + bias 8 =
+//   297; weight_bytes = 288 * 1 + 1 * 4 + 8 * 4 = 324.
+//   MACs: x [1,4,8,8], 3x3, no pad -> [1,8,6,6]: 8*36 * 4*9 = 10,368.
+TEST(FieldModels, IntegerOpZeroPointsAreNotParameters) {
+  constexpr int kU8 = onnx::TensorProto::UINT8;
+  OnnxBuilder b("conv_integer", 17);
+  b.Input("x", kF32, {int64_t{1}, int64_t{4}, int64_t{8}, int64_t{8}});
+  ByteInitializer(b, "W_q", kU8, {8, 4, 3, 3});
+  ByteInitializer(b, "W_zp", kU8, {});
+  b.FloatInitializer("W_scale", {}, {0.01f});
+  b.FloatInitializer("bias", {8}, std::vector<float>(8, 0.5f));
+  b.Int64Initializer("bias_shape", {4}, {1, 8, 1, 1});
+  b.Node("DynamicQuantizeLinear", {"x"}, {}, {"x_q", "x_scale", "x_zp"});
+  std::string y = b.Node("ConvInteger", {"x_q", "W_q", "x_zp", "W_zp"});
+  y = b.Node("Cast", {y}, {bench::IntAttr("to", kF32)});
+  const std::string scale = b.Node("Mul", {"x_scale", "W_scale"});
+  y = b.Node("Mul", {y, scale});
+  const std::string bias = b.Node("Reshape", {"bias", "bias_shape"});
+  b.Output(b.Node("Add", {y, bias}));
+  const Result r = RunCli({WriteModel("conv_integer.onnx", b.Serialize()),
+                           "--hw", "h100", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = Json(r);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_TRUE(j["summary"]["unresolved"].empty()) << r.out;
+  EXPECT_TRUE(j["summary"]["unknown_ops"].empty()) << r.out;
+  EXPECT_DOUBLE_EQ(j["summary"]["macs"].get<double>(), 10368.0);
+  EXPECT_EQ(j["summary"]["params"], 297);
+  EXPECT_DOUBLE_EQ(j["summary"]["weight_bytes"].get<double>(), 324.0);
+}
+
 // ---------------------------------------------------------------------------
 // Defects 2 and 6: anonymous dims bound per input; --dim that matches
 // nothing.

@@ -87,7 +87,7 @@ Items SummaryItems(const Analysis& a) {
                   s.layers, s.host_layers, s.kernels, s.view_layers,
                   s.skipped_layers.size()));
   items.emplace_back("parameters",
-                     fmt::format("{} (elements of all initializers)",
+                     fmt::format("{} (elements of the weights)",
                                  FormatSi(static_cast<double>(s.params), "")));
   if (s.active_params != s.params) {
     items.emplace_back(
