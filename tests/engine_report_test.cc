@@ -96,6 +96,30 @@ TEST(TextTableTest, ItemsPadLabelsToOneColumn) {
             "y         2\n");
 }
 
+// Prose values wrap at spaces within max_width, continuation lines starting
+// in the value column. "  source  " puts the value at column 10; at
+// max_width 50 a line holds 40 columns of value (kMinItemValueWidth, also
+// the floor when max_width leaves less).
+TEST(TextTableTest, ItemsWrapLongValuesIntoTheValueColumn) {
+  const std::string ten = "aaaaaaaaa ";  // 9 letters + a space
+  const std::string value = ten + ten + ten + ten + ten + "end";
+  // 5 x 10 + 3 = 53 columns: "aaaaaaaaa" x 4 joined by spaces is 39 wide,
+  // the 5th word would make 49 > 40, so it starts the next line.
+  const std::string first = ten + ten + ten + "aaaaaaaaa";
+  const std::string pad(10, ' ');
+  EXPECT_EQ(RenderItems({{"source", value}}, "  ", 0, 50),
+            "  source  " + first + "\n" + pad + "aaaaaaaaa end\n");
+  // A line that fits, or no max_width, is one line as before.
+  EXPECT_EQ(RenderItems({{"source", "short"}}, "  ", 0, 50),
+            "  source  short\n");
+  EXPECT_EQ(RenderItems({{"source", value}}, "  "),
+            "  source  " + value + "\n");
+  // A word wider than the room stays whole on its own line.
+  const std::string url(60, 'u');
+  EXPECT_EQ(RenderItems({{"source", "see " + url + " here"}}, "  ", 0, 50),
+            "  source  see\n" + pad + url + "\n" + pad + "here\n");
+}
+
 // A table wider than max_width: the name column (left-aligned) shrinks
 // first down to 12 columns; the shape column marked `keep` and the
 // right-aligned numbers are never cut. Widths by hand: name 32, shape 13,

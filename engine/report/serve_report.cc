@@ -55,7 +55,7 @@ std::string FormatServe(const ServeResult& r, size_t max_width) {
                               "(cross-attention, {} inputs)",
                               FormatSi(r.kv.fixed_bytes_per_sequence, "B"),
                               r.kv.fixed_inputs.size()))}},
-      "  ", kLabelWidth);
+      "  ", kLabelWidth, max_width);
   // At most 9 rows here (every analyzed step is in the JSON).
   const size_t n = r.tpot_by_context.size();
   const size_t stride = n > 9 ? (n + 7) / 8 : 1;
@@ -88,13 +88,13 @@ std::string FormatServe(const ServeResult& r, size_t max_width) {
         fmt::format("{} / {} ({})", FormatSi(m.total_bytes, "B"),
                     FormatSi(m.capacity_bytes, "B"),
                     m.fits ? "fits" : "does NOT fit")}},
-      "    ", kNestedWidth);
+      "    ", kNestedWidth, max_width);
   Items last = {
       {"max concurrency that fits", fmt::format("{}", r.max_concurrency)}};
   if (r.encoder.encoder_decoder()) {
     last.push_back({"assumption (TTFT)", TtftEncoderNote(r.encoder)});
   }
-  out += RenderItems(last, "  ", kLabelWidth);
+  out += RenderItems(last, "  ", kLabelWidth, max_width);
   const ServeEnergy& e = r.energy;
   out += fmt::format(
       "  Energy (each GPU at TDP x (0.3 + 0.7 x MFU), mlsysim's power "
@@ -123,7 +123,7 @@ std::string FormatServe(const ServeResult& r, size_t max_width) {
                      e.usd_per_million_tokens, r.gpus, r.gpus == 1 ? "" : "s",
                      *e.usd_per_gpu_hour)});
   }
-  out += RenderItems(energy, "    ", kNestedWidth);
+  out += RenderItems(energy, "    ", kNestedWidth, max_width);
   return out;
 }
 

@@ -13,8 +13,10 @@
 namespace ridgeline::engine::report {
 namespace {
 
-void WriteItems(std::string_view title, const Items& items, std::ostream& out) {
-  fmt::print(out, "\n{}\n{}", title, RenderItems(items, "  "));
+void WriteItems(std::string_view title, const Items& items, size_t max_width,
+                std::ostream& out) {
+  fmt::print(out, "\n{}\n{}", title,
+             RenderItems(items, "  ", /*min_width=*/0, max_width));
 }
 
 }  // namespace
@@ -41,9 +43,9 @@ void WriteTable(const Analysis& analysis, const ReportOptions& options,
   TextTable layers = BuildLayerTable(analysis, options);
   layers.max_width = options.width;
   fmt::print(out, "{}", RenderText(layers));
-  WriteItems("Summary", SummaryItems(analysis), out);
-  WriteItems("Roofline", RooflineItems(analysis), out);
-  WriteItems("Assumptions", AssumptionItems(analysis), out);
+  WriteItems("Summary", SummaryItems(analysis), options.width, out);
+  WriteItems("Roofline", RooflineItems(analysis), options.width, out);
+  WriteItems("Assumptions", AssumptionItems(analysis), options.width, out);
   const std::vector<std::string> warnings = WarningLines(analysis);
   if (!warnings.empty()) {
     fmt::print(out, "\nWarnings\n");

@@ -1,6 +1,8 @@
 #include "engine/report/text_table.h"
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "engine/report/text.h"
 #include "fmt/format.h"
@@ -123,18 +125,67 @@ std::string RenderText(const TextTable& table, std::string_view indent) {
   return out;
 }
 
+namespace {
+
+// `text` cut at spaces into lines of at most `room` columns (a longer word
+// whole on its own line); runs of spaces at a cut are dropped.
+std::vector<std::string> WrapAtSpaces(const std::string& text, size_t room) {
+  std::vector<std::string> lines;
+  std::string line;
+  size_t line_width = 0;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    const size_t w = DisplayWidth(word);
+    if (!line.empty() && line_width + 1 + w > room) {
+      lines.push_back(std::move(line));
+      line.clear();
+      line_width = 0;
+    }
+    if (!word.empty()) {
+      if (!line.empty()) {
+        line += ' ';
+        ++line_width;
+      }
+      line += word;
+      line_width += w;
+    }
+    start = end + 1;
+  }
+  if (!line.empty() || lines.empty()) lines.push_back(std::move(line));
+  return lines;
+}
+
+}  // namespace
+
 std::string RenderItems(const Items& items, std::string_view indent,
-                        size_t min_width) {
+                        size_t min_width, size_t max_width) {
   size_t width = min_width;
   for (const auto& [label, value] : items) {
     width = std::max(width, DisplayWidth(EscapeControl(label)));
   }
+  const size_t value_column = DisplayWidth(indent) + width + 2;
+  const size_t room =
+      max_width > value_column
+          ? std::max(kMinItemValueWidth, max_width - value_column)
+          : kMinItemValueWidth;
   std::string out;
   for (const auto& [label, value] : items) {
-    out += TrimRight(fmt::format("{}{}  {}", indent,
-                                 Pad(EscapeControl(label), width, false),
-                                 EscapeControl(value)));
-    out += '\n';
+    const std::string shown = EscapeControl(value);
+    const std::vector<std::string> lines =
+        max_width > 0 && value_column + DisplayWidth(shown) > max_width
+            ? WrapAtSpaces(shown, room)
+            : std::vector<std::string>{shown};
+    for (size_t i = 0; i < lines.size(); ++i) {
+      out += TrimRight(
+          i == 0
+              ? fmt::format("{}{}  {}", indent,
+                            Pad(EscapeControl(label), width, false), lines[i])
+              : fmt::format("{}{}", std::string(value_column, ' '), lines[i]));
+      out += '\n';
+    }
   }
   return out;
 }

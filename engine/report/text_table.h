@@ -49,9 +49,14 @@ std::string RenderText(const TextTable& table, std::string_view indent = "");
 using Items = std::vector<std::pair<std::string, std::string>>;
 
 // One line per item: indent, the label padded to the widest label (at least
-// `min_width`), two spaces, the value; control characters escaped.
+// `min_width`), two spaces, the value; control characters escaped. With
+// `max_width` > 0, a value that would make its line wider is wrapped at
+// spaces onto continuation lines that start in the value column (at least
+// kMinItemValueWidth columns of value per line; a word wider than the room
+// stays whole on its own line).
+inline constexpr size_t kMinItemValueWidth = 40;
 std::string RenderItems(const Items& items, std::string_view indent,
-                        size_t min_width = 0);
+                        size_t min_width = 0, size_t max_width = 0);
 
 // A GitHub-flavoured Markdown table ('|' in cells escaped).
 std::string RenderMarkdown(const TextTable& table);
