@@ -588,19 +588,8 @@ TEST(ServeCli, ErrorsAreInputErrorsNamingTheModel) {
             2);
   EXPECT_NE(err.find("zoo:resnet50"), std::string::npos) << err;
   EXPECT_NE(err.find("no KV cache"), std::string::npos) << err;
-  for (const char* bad : {"0", "-3", "x"}) {
-    EXPECT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--serve",
-                   "--prompt", bad, "--generate", "4"},
-                  &out, &err),
-              2)
-        << bad;
-    EXPECT_NE(err.find("--prompt"), std::string::npos) << err;
-  }
-  EXPECT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--serve",
-                 "--prompt", "16"},
-                &out, &err),
-            2);
-  EXPECT_NE(err.find("--generate"), std::string::npos) << err;
+  // Bad or missing --prompt/--generate values are usage errors (exit 1),
+  // caught when the flags are parsed: ServeFlagsWithoutServeAreUsageErrors.
 }
 
 TEST(ServeCli, JsonSection) {
@@ -799,11 +788,16 @@ TEST(ServeCli, Search) {
                  "--prompt", "16", "--generate", "4", "--search", "--tp", "2"},
                 &out, &err),
             1);
+  // A bad value is a usage error, caught when the flag is parsed.
   EXPECT_EQ(
       Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--serve",
            "--prompt", "16", "--generate", "4", "--search", "--tpot-max", "-1"},
           &out, &err),
-      2);
+      1);
+  EXPECT_NE(err.find("--tpot-max: invalid value '-1' (expected a time > 0 in "
+                     "seconds)"),
+            std::string::npos)
+      << err;
 }
 
 TEST(ServeCli, ServeFlagsWithoutServeAreUsageErrors) {
@@ -818,12 +812,34 @@ TEST(ServeCli, ServeFlagsWithoutServeAreUsageErrors) {
                 &out, &err),
             1);
   EXPECT_NE(err.find("only used with --serve"), std::string::npos) << err;
+  // Values are checked when parsed (usage errors, exit 1): a price > 0,
+  // counts in [1, 2^24], and --serve needs both counts.
   EXPECT_EQ(
       Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--serve",
            "--prompt", "16", "--generate", "4", "--usd-per-gpu-hour", "-1"},
           &out, &err),
-      2);
-  EXPECT_NE(err.find("--usd-per-gpu-hour"), std::string::npos) << err;
+      1);
+  EXPECT_NE(err.find("--usd-per-gpu-hour: invalid value '-1'"),
+            std::string::npos)
+      << err;
+  for (const char* bad : {"0", "16777217", "x", "1.5"}) {
+    EXPECT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--serve",
+                   "--prompt", bad, "--generate", "4"},
+                  &out, &err),
+              1)
+        << bad;
+    EXPECT_NE(err.find(std::string("--prompt: invalid value '") + bad +
+                       "' (expected an integer in [1, 16777216])"),
+              std::string::npos)
+        << err;
+  }
+  EXPECT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--serve",
+                 "--prompt", "16"},
+                &out, &err),
+            1);
+  EXPECT_NE(err.find("--serve needs --prompt N and --generate M"),
+            std::string::npos)
+      << err;
 }
 
 // A single ONNX decoder file (past-KV inputs and present outputs): the

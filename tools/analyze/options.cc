@@ -179,6 +179,25 @@ absl::Status ApplySkipRuns(Options& o, std::string_view v) {
   return absl::OkStatus();
 }
 
+absl::Status ApplySeconds(std::string_view flag, std::string_view v,
+                          std::optional<double>* out) {
+  std::optional<double> x = ParseDouble(v);
+  if (!x || *x <= 0) return BadValue(flag, v, "a time > 0 in seconds");
+  *out = *x;
+  return absl::OkStatus();
+}
+
+absl::Status ApplyServeCount(std::string_view flag, std::string_view v,
+                             std::optional<int64_t>* out) {
+  std::optional<int64_t> n = ParseInt(v);
+  if (!n || *n < 1 || *n > kMaxServeCount) {
+    return BadValue(flag, v,
+                    fmt::format("an integer in [1, {}]", kMaxServeCount));
+  }
+  *out = *n;
+  return absl::OkStatus();
+}
+
 absl::Status ApplyGpuCount(std::string_view flag, std::string_view v,
                            int* out) {
   std::optional<int64_t> n = ParseInt(v);
@@ -431,19 +450,16 @@ constexpr Flag kFlags[] = {
      [](Options& o, std::string_view) { return SetSwitch(&o.serve); }},
     {"--prompt", "N", "with --serve: prompt tokens per request",
      [](Options& o, std::string_view v) {
-       o.prompt = std::string(v);
-       return absl::OkStatus();
+       return ApplyServeCount("--prompt", v, &o.prompt);
      }},
     {"--generate", "M", "with --serve: output tokens per request",
      [](Options& o, std::string_view v) {
-       o.generate = std::string(v);
-       return absl::OkStatus();
+       return ApplyServeCount("--generate", v, &o.generate);
      }},
     {"--concurrency", "B",
      "with --serve: requests decoded together (the batch; default 1)",
      [](Options& o, std::string_view v) {
-       o.concurrency = std::string(v);
-       return absl::OkStatus();
+       return ApplyServeCount("--concurrency", v, &o.concurrency);
      }},
     {"--kv-dim", "NAME",
      "with --serve: the past-length dim of the KV inputs (default: found "
@@ -455,8 +471,13 @@ constexpr Flag kFlags[] = {
     {"--usd-per-gpu-hour", "P",
      "with --serve: price of one GPU for an hour, US dollars; adds the cost "
      "per million output tokens (GPUs x P x request latency / tokens)",
-     [](Options& o, std::string_view v) {
-       o.usd_per_gpu_hour = std::string(v);
+     [](Options& o, std::string_view v) -> absl::Status {
+       std::optional<double> price = ParseDouble(v);
+       if (!price || *price <= 0) {
+         return BadValue("--usd-per-gpu-hour", v,
+                         "a price > 0, US dollars per GPU-hour");
+       }
+       o.usd_per_gpu_hour = *price;
        return absl::OkStatus();
      }},
     {"--search", "",
@@ -468,13 +489,11 @@ constexpr Flag kFlags[] = {
      [](Options& o, std::string_view) { return SetSwitch(&o.search); }},
     {"--ttft-max", "S", "with --search: time-to-first-token target, seconds",
      [](Options& o, std::string_view v) {
-       o.ttft_max = std::string(v);
-       return absl::OkStatus();
+       return ApplySeconds("--ttft-max", v, &o.ttft_max);
      }},
     {"--tpot-max", "S", "with --search: time-per-output-token target, seconds",
      [](Options& o, std::string_view v) {
-       o.tpot_max = std::string(v);
-       return absl::OkStatus();
+       return ApplySeconds("--tpot-max", v, &o.tpot_max);
      }},
     {"--tp", "T",
      "tensor parallel over T GPUs: attention and MLP MatMuls split "
@@ -591,9 +610,8 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
     return absl::InvalidArgumentError(
         "--fit needs --fit-out FILE.json (where the fitted device goes)");
   }
-  if (!o.serve &&
-      (!o.prompt.empty() || !o.generate.empty() || !o.concurrency.empty() ||
-       !o.kv_dim.empty() || !o.usd_per_gpu_hour.empty())) {
+  if (!o.serve && (o.prompt || o.generate || o.concurrency ||
+                   !o.kv_dim.empty() || o.usd_per_gpu_hour)) {
     return absl::InvalidArgumentError(
         "--prompt, --generate, --concurrency, --kv-dim and "
         "--usd-per-gpu-hour are only used with --serve");
@@ -624,11 +642,16 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
         "activations would change the messages of the all-reduces, pipeline "
         "sends and expert all-to-alls)");
   }
-  if ((!o.ttft_max.empty() || !o.tpot_max.empty()) && !o.search) {
+  if ((o.ttft_max || o.tpot_max) && !o.search) {
     return absl::InvalidArgumentError(
         "--ttft-max and --tpot-max are only used with --search");
   }
-  if (o.search && (!o.serve || !o.sweep.empty() || !o.concurrency.empty() ||
+  if (o.serve && (!o.prompt || !o.generate)) {
+    return absl::InvalidArgumentError(
+        "--serve needs --prompt N and --generate M (prompt and output tokens "
+        "per request)");
+  }
+  if (o.search && (!o.serve || !o.sweep.empty() || o.concurrency ||
                    o.parallel.gpus() > 1)) {
     return absl::InvalidArgumentError(
         "--search needs --serve and chooses the tensor and pipeline parallel "
@@ -636,7 +659,7 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
         "--sweep, --concurrency, --tp, --pp or --ep");
   }
   if (absl::StartsWith(o.sweep, "concurrency=") &&
-      (!o.serve || !o.concurrency.empty())) {
+      (!o.serve || o.concurrency)) {
     return absl::InvalidArgumentError(
         "--sweep concurrency=LIST needs --serve and replaces --concurrency");
   }

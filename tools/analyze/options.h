@@ -21,6 +21,9 @@
 
 namespace ridgeline::tools::analyze {
 
+// The largest --prompt, --generate and --concurrency (2^24).
+inline constexpr int64_t kMaxServeCount = int64_t{1} << 24;
+
 struct Options {
   bool help = false;           // -h, --help
   bool list_hw = false;        // --list-hw
@@ -71,15 +74,16 @@ struct Options {
   int64_t skip_runs = 0;      // --skip-runs N: warm-up runs left out
   // Serving (serve_mode.cc). The numbers are kept as typed and checked by
   // the mode, so a bad value is an input error (exit 2) naming the model.
-  bool serve = false;            // --serve
-  std::string prompt;            // --prompt N
-  std::string generate;          // --generate M
-  std::string concurrency;       // --concurrency B (default 1)
-  std::string kv_dim;            // --kv-dim NAME: the past-length dim
-  std::string usd_per_gpu_hour;  // --usd-per-gpu-hour P: cost per token
-  bool search = false;           // --search: tp x concurrency vs targets
-  std::string ttft_max;          // --ttft-max S
-  std::string tpot_max;          // --tpot-max S
+  bool serve = false;  // --serve
+  // --serve's counts, each in [1, kMaxServeCount] (checked when parsed).
+  std::optional<int64_t> prompt;           // --prompt N
+  std::optional<int64_t> generate;         // --generate M
+  std::optional<int64_t> concurrency;      // --concurrency B (default 1)
+  std::string kv_dim;                      // --kv-dim NAME: the past-length dim
+  std::optional<double> usd_per_gpu_hour;  // --usd-per-gpu-hour P (> 0)
+  bool search = false;             // --search: tp x concurrency vs targets
+  std::optional<double> ttft_max;  // --ttft-max S (seconds > 0)
+  std::optional<double> tpot_max;  // --tpot-max S (seconds > 0)
   // Multi-GPU (run.cc, serve_mode.cc): --tp, --pp, --microbatches.
   engine::ParallelOptions parallel;
 };

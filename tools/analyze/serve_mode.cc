@@ -51,35 +51,6 @@ absl::Status InputError(const RunContext& ctx, const std::string& text) {
       fmt::format("{}: --serve: {}", ctx.model_name, text));
 }
 
-absl::StatusOr<int64_t> Count(const RunContext& ctx, std::string_view flag,
-                              const std::string& value,
-                              std::optional<int64_t> fallback) {
-  if (value.empty()) {
-    if (fallback) return *fallback;
-    return InputError(ctx, fmt::format("{} N is required", flag));
-  }
-  int64_t n = 0;
-  if (!absl::SimpleAtoi(value, &n) || n < 1 || n > (int64_t{1} << 24)) {
-    return InputError(
-        ctx,
-        fmt::format("{} '{}' is not an integer in 1..16777216", flag, value));
-  }
-  return n;
-}
-
-// --usd-per-gpu-hour: a price > 0 (US dollars), or none.
-absl::StatusOr<std::optional<double>> Price(const RunContext& ctx,
-                                            const std::string& value) {
-  if (value.empty()) return std::optional<double>();
-  double x = 0;
-  if (!absl::SimpleAtod(value, &x) || !std::isfinite(x) || x <= 0) {
-    return InputError(ctx, fmt::format("--usd-per-gpu-hour '{}' is not a "
-                                       "price > 0 (US dollars per GPU-hour)",
-                                       value));
-  }
-  return std::optional<double>(x);
-}
-
 struct Source {
   const zoo::ModelEntry* entry = nullptr;  // nullptr: the file
 };
@@ -500,18 +471,15 @@ absl::Status NameModel(const RunContext& ctx, const absl::Status& status) {
 // The serving inputs every analysis shares: device, options, N, M, price.
 absl::StatusOr<engine::ServeInputs> BaseInputs(const RunContext& ctx) {
   const Options& o = *ctx.options;
-  absl::StatusOr<int64_t> prompt = Count(ctx, "--prompt", o.prompt, {});
-  if (!prompt.ok()) return prompt.status();
-  absl::StatusOr<int64_t> generate = Count(ctx, "--generate", o.generate, {});
-  if (!generate.ok()) return generate.status();
-  absl::StatusOr<std::optional<double>> price = Price(ctx, o.usd_per_gpu_hour);
-  if (!price.ok()) return price.status();
+  if (!o.prompt || !o.generate) {  // options.cc requires both with --serve
+    return InputError(ctx, "--prompt N and --generate M are required");
+  }
   engine::ServeInputs in;
   in.hardware = ctx.hw;
   in.options = ctx.analyze;
-  in.prompt = *prompt;
-  in.generate = *generate;
-  in.usd_per_gpu_hour = *price;
+  in.prompt = *o.prompt;
+  in.generate = *o.generate;
+  in.usd_per_gpu_hour = o.usd_per_gpu_hour;
   in.parallel = o.parallel;
   return in;
 }
@@ -523,21 +491,18 @@ absl::StatusOr<engine::ServeResult> RunServe(
   const Options& o = *ctx.options;
   absl::StatusOr<engine::ServeInputs> in = BaseInputs(ctx);
   if (!in.ok()) return in.status();
-  absl::StatusOr<int64_t> batch =
-      concurrency ? absl::StatusOr<int64_t>(*concurrency)
-                  : Count(ctx, "--concurrency", o.concurrency, int64_t{1});
-  if (!batch.ok()) return batch.status();
-  in->concurrency = *batch;
+  const int64_t batch = concurrency.value_or(o.concurrency.value_or(1));
+  in->concurrency = batch;
   const int64_t m = o.parallel.pp > 1 ? o.parallel.microbatches : 1;
-  if (*batch % m != 0) {
+  if (batch % m != 0) {
     return InputError(
         ctx, fmt::format("--microbatches {} must divide the concurrency {} "
                          "(the requests are decoded as {} micro-batches of "
                          "equal size)",
-                         m, *batch, m));
+                         m, batch, m));
   }
   absl::StatusOr<engine::ServeGraphs> graphs =
-      ServeGraphsAt(ctx, in->prompt, in->generate, *batch / m);
+      ServeGraphsAt(ctx, in->prompt, in->generate, batch / m);
   if (!graphs.ok()) return graphs.status();
   in->prefill = &graphs->prefill;
   in->decode = &graphs->decode;
@@ -558,33 +523,14 @@ absl::StatusOr<engine::ServeResult> RunServe(
   return r;
 }
 
-// --ttft-max / --tpot-max: seconds > 0, or none.
-absl::StatusOr<std::optional<double>> Seconds(const RunContext& ctx,
-                                              std::string_view flag,
-                                              const std::string& value) {
-  if (value.empty()) return std::optional<double>();
-  double x = 0;
-  if (!absl::SimpleAtod(value, &x) || !std::isfinite(x) || x <= 0) {
-    return InputError(
-        ctx, fmt::format("{} '{}' is not a time > 0 in seconds", flag, value));
-  }
-  return std::optional<double>(x);
-}
-
 // --search: engine::SearchServe over tensor parallel 1..node x pipeline
 // parallel 1, 2, 4 x concurrency x the run's weights and weight-only int8 /
 // int4; 3 decode steps analyzed per point.
 absl::StatusOr<engine::ServeSearch> RunSearch(const RunContext& ctx) {
   const Options& o = *ctx.options;
   engine::ServeSearchInputs in;
-  absl::StatusOr<std::optional<double>> ttft =
-      Seconds(ctx, "--ttft-max", o.ttft_max);
-  if (!ttft.ok()) return ttft.status();
-  absl::StatusOr<std::optional<double>> tpot =
-      Seconds(ctx, "--tpot-max", o.tpot_max);
-  if (!tpot.ok()) return tpot.status();
-  in.ttft_max_s = *ttft;
-  in.tpot_max_s = *tpot;
+  in.ttft_max_s = o.ttft_max;
+  in.tpot_max_s = o.tpot_max;
   absl::StatusOr<engine::ServeInputs> base = BaseInputs(ctx);
   if (!base.ok()) return base.status();
   in.serve = *std::move(base);
@@ -606,21 +552,19 @@ absl::StatusOr<engine::ServeSearch> RunSearch(const RunContext& ctx) {
 absl::Status AddServeDecodeBindings(const RunContext& ctx,
                                     importers::ImportOptions* import) {
   const Options& o = *ctx.options;
-  absl::StatusOr<int64_t> prompt = Count(ctx, "--prompt", o.prompt, {});
-  if (!prompt.ok()) return prompt.status();
-  absl::StatusOr<int64_t> batch =
-      Count(ctx, "--concurrency", o.concurrency, int64_t{1});
-  if (!batch.ok()) return batch.status();
+  if (!o.prompt) return InputError(ctx, "--prompt N is required");
+  const int64_t prompt = *o.prompt;
+  const int64_t batch = o.concurrency.value_or(1);
   absl::StatusOr<DecoderBinding> bind = FindDecoderBinding(ctx, Source{});
   if (!bind.ok()) return bind.status();
   Dims dims;
   Values values;
-  bind->At(*prompt, 1, true, &dims, &values);
+  bind->At(prompt, 1, true, &dims, &values);
   for (const auto& [name, value] : dims) import->dims.try_emplace(name, value);
   for (const auto& [name, value] : values) {
     import->input_values.try_emplace(name, value);
   }
-  if (!import->batch) import->batch = *batch;
+  if (!import->batch) import->batch = batch;
   return absl::OkStatus();
 }
 
