@@ -170,5 +170,34 @@ TEST(ServeEncoder, DecoderOnlyHasNoEncoderFlagOrWarning) {
   EXPECT_FALSE(Contains(text.out, "assumption (TTFT)"));
 }
 
+// --search serves the same graphs in every configuration: its JSON carries
+// the same two flags once, and its text the TTFT note.
+TEST(ServeEncoder, SearchCarriesTheEncoderFlags) {
+  const std::string encdec = WriteDecoder(true);
+  const std::vector<std::string> dims = {"--dim",
+                                         "encoder_sequence_length_out=8"};
+  std::vector<std::string> args = dims;
+  args.insert(args.end(), {"--search", "--format", "json"});
+  Result r = Serve(encdec, args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json search = nlohmann::json::parse(r.out)["search"];
+  EXPECT_EQ(search["ttft_includes_encoder"], false);
+  EXPECT_EQ(search["ttft_includes_cross_kv_projection"], false);
+  args = dims;
+  args.push_back("--search");
+  r = Serve(encdec, args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out,
+                       "\nassumption (TTFT)  the decoder of an "
+                       "encoder-decoder model"))
+      << r.out;
+
+  r = Serve(WriteDecoder(false), {"--search", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  search = nlohmann::json::parse(r.out)["search"];
+  EXPECT_TRUE(search["ttft_includes_encoder"].is_null());
+  EXPECT_TRUE(search["ttft_includes_cross_kv_projection"].is_null());
+}
+
 }  // namespace
 }  // namespace ridgeline

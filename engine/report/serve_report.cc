@@ -27,6 +27,26 @@ std::string TtftEncoderNote(const EncoderSide& e) {
       e.prefill_reads_cross_kv ? " and that projection's" : "");
 }
 
+namespace {
+
+// "ttft_includes_encoder" / "ttft_includes_cross_kv_projection": false /
+// whether the first pass projects the cross-attention KV itself for the
+// decoder of an encoder-decoder model; null for a decoder-only model, or
+// when `encoder` is null (a search with no configuration that fits).
+void AddTtftEncoderFlags(const EncoderSide* encoder,
+                         nlohmann::ordered_json* j) {
+  if (encoder != nullptr && encoder->encoder_decoder()) {
+    (*j)["ttft_includes_encoder"] = false;
+    (*j)["ttft_includes_cross_kv_projection"] =
+        !encoder->prefill_reads_cross_kv;
+  } else {
+    (*j)["ttft_includes_encoder"] = nullptr;
+    (*j)["ttft_includes_cross_kv_projection"] = nullptr;
+  }
+}
+
+}  // namespace
+
 std::string FormatServe(const ServeResult& r, size_t max_width) {
   // Labels padded to one width, so every value starts in one column.
   constexpr size_t kLabelWidth = 34;
@@ -193,14 +213,7 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
   j["concurrency"] = r.concurrency;
   j["ttft_s"] = r.ttft_s;
   j["per_request_s"] = r.per_request_s;
-  // null: a decoder-only model (no encoder to leave out).
-  if (r.encoder.encoder_decoder()) {
-    j["ttft_includes_encoder"] = false;
-    j["ttft_includes_cross_kv_projection"] = !r.encoder.prefill_reads_cross_kv;
-  } else {
-    j["ttft_includes_encoder"] = nullptr;
-    j["ttft_includes_cross_kv_projection"] = nullptr;
-  }
+  AddTtftEncoderFlags(&r.encoder, &j);
   j["tpot_s"] = r.tpot_s;
   nlohmann::ordered_json steps = nlohmann::ordered_json::array();
   for (const ServeStep& s : r.tpot_by_context) {
@@ -402,6 +415,11 @@ std::string FormatServeSearch(const ServeSearch& s, size_t max_width) {
       "that fit):\n",
       s.results.size());
   out += RenderText(table);
+  if (!s.results.empty() && s.results.front().encoder.encoder_decoder()) {
+    out += RenderItems(
+        {{"assumption (TTFT)", TtftEncoderNote(s.results.front().encoder)}}, "",
+        0, max_width);
+  }
   if (s.best) {
     const ServeResult& b = s.results[*s.best];
     out += fmt::format(
@@ -437,6 +455,9 @@ nlohmann::ordered_json ServeSearchJson(const ServeSearch& s) {
   j["tpot_max_s"] = s.tpot_max_s ? nlohmann::ordered_json(*s.tpot_max_s)
                                  : nlohmann::ordered_json(nullptr);
   j["samples"] = s.samples;
+  // The served graphs are the same in every configuration.
+  AddTtftEncoderFlags(s.results.empty() ? nullptr : &s.results.front().encoder,
+                      &j);
   j["configurations"] = s.results.size() + s.excluded.size();
   j["fitting"] = s.results.size();
   j["analyses"] = s.analyses;
