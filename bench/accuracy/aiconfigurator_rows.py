@@ -1,0 +1,433 @@
+#!/usr/bin/python3
+"""Per-kernel rows for bench/accuracy/kernels.tsv from NVIDIA aiconfigurator's measured tables.
+
+Reads aiconfigurator's Parquet tables (gemm_perf.parquet, generation_attention_perf.parquet
+under aic-core/src/aiconfigurator_core/systems/data/<system>/<op>/trtllm/<version>/) straight
+from a bare git mirror of ai-dynamo/aiconfigurator, with no pyarrow: a minimal Parquet reader
+(Thrift compact protocol for the footer and page headers; PLAIN, RLE/bit-packed hybrid and
+dictionary encodings; data pages v1 and v2; zstd through the `zstd` command, snappy not needed).
+
+Run (Python 3 standard library + the zstd CLI):
+  aiconfigurator_rows.py [--repo GITDIR] [--commit C] dump SYSTEM OP VERSION [col=value ...]
+      print a table's rows (OP: gemm or generation_attention), optionally filtered
+  aiconfigurator_rows.py [--repo GITDIR] [--commit C] check
+      decode the H100 TRT-LLM 1.3.0rc20 tables and compare with the h100-* aiconfigurator
+      rows already in kernels.tsv (exit 1 on any mismatch)
+  aiconfigurator_rows.py [--repo GITDIR] [--commit C] rows SYSTEM HW VERSION
+      print kernels.tsv rows for SYSTEM (e.g. h200_sxm) under hw key HW (e.g. h200)
+GITDIR defaults to /work/.mirror/ai-dynamo+aiconfigurator/repo, C to HEAD.
+Times in the tables are the `latency` column in milliseconds; rows here give seconds.
+"""
+import os
+import struct
+import subprocess
+import sys
+
+REPO = "/work/.mirror/ai-dynamo+aiconfigurator/repo"
+DATA = "aic-core/src/aiconfigurator_core/systems/data"
+
+
+# ---------------------------------------------------------------- Thrift compact protocol
+class Thrift:
+    """Decodes Thrift compact-protocol structs into {field_id: value} dicts."""
+
+    def __init__(self, buf, pos=0):
+        self.buf, self.pos = buf, pos
+
+    def byte(self):
+        b = self.buf[self.pos]
+        self.pos += 1
+        return b
+
+    def varint(self):
+        shift = result = 0
+        while True:
+            b = self.byte()
+            result |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return result
+            shift += 7
+
+    def zigzag(self):
+        v = self.varint()
+        return (v >> 1) ^ -(v & 1)
+
+    def value(self, t):
+        if t == 1:
+            return True
+        if t == 2:
+            return False
+        if t == 3:
+            v = self.byte()
+            return v - 256 if v > 127 else v
+        if t in (4, 5, 6):
+            return self.zigzag()
+        if t == 7:
+            v = struct.unpack_from("<d", self.buf, self.pos)[0]
+            self.pos += 8
+            return v
+        if t == 8:
+            n = self.varint()
+            v = bytes(self.buf[self.pos:self.pos + n])
+            self.pos += n
+            return v
+        if t in (9, 10):
+            h = self.byte()
+            n, et = h >> 4, h & 0x0F
+            if n == 15:
+                n = self.varint()
+            if et in (1, 2):  # bools inside a list are one byte each
+                return [self.byte() == 1 for _ in range(n)]
+            return [self.value(et) for _ in range(n)]
+        if t == 11:
+            n = self.varint()
+            if n == 0:
+                return {}
+            kv = self.byte()
+            return {self.value(kv >> 4): self.value(kv & 0x0F) for _ in range(n)}
+        if t == 12:
+            return self.struct()
+        raise ValueError("thrift type %d" % t)
+
+    def struct(self):
+        out, last = {}, 0
+        while True:
+            h = self.byte()
+            if h == 0:
+                return out
+            t, delta = h & 0x0F, h >> 4
+            fid = last + delta if delta else self.zigzag()
+            out[fid] = self.value(t)
+            last = fid
+
+
+# ---------------------------------------------------------------- Parquet
+def zstd_decompress(data):
+    return subprocess.run(["zstd", "-d", "-c", "-q"], input=data, stdout=subprocess.PIPE,
+                          check=True).stdout
+
+
+def decompress(codec, data, size):
+    if codec == 0:
+        return data
+    if codec == 6:
+        out = zstd_decompress(data)
+    else:
+        raise ValueError("codec %d not supported (0 none, 6 zstd)" % codec)
+    if len(out) != size:
+        raise ValueError("decompressed %d bytes, header says %d" % (len(out), size))
+    return out
+
+
+def rle_hybrid(buf, pos, end, bit_width, count):
+    """RLE / bit-packed hybrid: returns count values read from buf[pos:end]."""
+    out = []
+    vbytes = (bit_width + 7) // 8
+    mask = (1 << bit_width) - 1
+    while len(out) < count and pos < end:
+        r = Thrift(buf, pos)
+        header = r.varint()
+        pos = r.pos
+        if header & 1:  # bit-packed: (header >> 1) groups of 8 values, LSB first
+            groups = header >> 1
+            nbytes = groups * bit_width
+            bits = int.from_bytes(buf[pos:pos + nbytes], "little")
+            pos += nbytes
+            for i in range(groups * 8):
+                out.append((bits >> (i * bit_width)) & mask)
+        else:  # run: value repeated (header >> 1) times
+            v = int.from_bytes(buf[pos:pos + vbytes], "little")
+            pos += vbytes
+            out.extend([v] * (header >> 1))
+    return out[:count]
+
+
+def plain(buf, pos, ptype, count, type_length=0):
+    out = []
+    if ptype == 1:
+        out = list(struct.unpack_from("<%di" % count, buf, pos))
+    elif ptype == 2:
+        out = list(struct.unpack_from("<%dq" % count, buf, pos))
+    elif ptype == 4:
+        out = list(struct.unpack_from("<%df" % count, buf, pos))
+    elif ptype == 5:
+        out = list(struct.unpack_from("<%dd" % count, buf, pos))
+    elif ptype == 6:
+        for _ in range(count):
+            n = struct.unpack_from("<I", buf, pos)[0]
+            out.append(bytes(buf[pos + 4:pos + 4 + n]).decode())
+            pos += 4 + n
+    elif ptype == 7:
+        for _ in range(count):
+            out.append(bytes(buf[pos:pos + type_length]))
+            pos += type_length
+    elif ptype == 0:
+        bits = int.from_bytes(buf[pos:pos + (count + 7) // 8], "little")
+        out = [bool((bits >> i) & 1) for i in range(count)]
+    else:
+        raise ValueError("physical type %d not supported" % ptype)
+    return out
+
+
+def read_parquet(data):
+    """Returns {column name: list of values} for a flat (non-nested) Parquet file."""
+    if data[:4] != b"PAR1" or data[-4:] != b"PAR1":
+        raise ValueError("not a Parquet file")
+    flen = struct.unpack_from("<I", data, len(data) - 8)[0]
+    meta = Thrift(data, len(data) - 8 - flen).struct()
+    schema = meta[2]
+    leaves = [s for s in schema[1:] if not s.get(5)]
+    if len(leaves) != len(schema) - 1:
+        raise ValueError("nested schema not supported")
+    cols = {s[4].decode(): [] for s in leaves}
+    for rg in meta[4]:
+        for i, chunk in enumerate(rg[1]):
+            cm = chunk[3]
+            el = leaves[i]
+            name = b".".join(cm[3]).decode()
+            ptype, codec, total = cm[1], cm[4], cm[5]
+            optional = el.get(3) == 1
+            pos = cm.get(11, cm[9])
+            dictionary = None
+            got = 0
+            while got < total:
+                r = Thrift(data, pos)
+                ph = r.struct()
+                body = data[r.pos:r.pos + ph[3]]
+                pos = r.pos + ph[3]
+                kind = ph[1]
+                if kind == 2:  # dictionary page, PLAIN values
+                    page = decompress(codec, body, ph[2])
+                    dictionary = plain(page, 0, ptype, ph[7][1], el.get(2, 0))
+                    continue
+                if kind == 0:  # data page v1: [rep levels][def levels] values, all compressed
+                    h = ph[5]
+                    n, enc = h[1], h[2]
+                    page = decompress(codec, body, ph[2])
+                    p = 0
+                    defs = None
+                    if optional:
+                        ln = struct.unpack_from("<I", page, p)[0]
+                        defs = rle_hybrid(page, p + 4, p + 4 + ln, 1, n)
+                        p += 4 + ln
+                elif kind == 3:  # data page v2: levels uncompressed, then values
+                    h = ph[8]
+                    n, enc = h[1], h[4]
+                    dl, rl = h[5], h[6]
+                    defs = rle_hybrid(body, rl, rl + dl, 1, n) if optional and dl else None
+                    rest = body[rl + dl:]
+                    if h.get(7, True):
+                        rest = decompress(codec, rest, ph[2] - rl - dl)
+                    page, p = rest, 0
+                else:
+                    raise ValueError("page type %d not supported" % kind)
+                present = n if defs is None else sum(defs)
+                if enc == 0:
+                    vals = plain(page, p, ptype, present, el.get(2, 0))
+                elif enc in (2, 8):
+                    bw = page[p]
+                    idx = rle_hybrid(page, p + 1, len(page), bw, present)
+                    vals = [dictionary[j] for j in idx]
+                else:
+                    raise ValueError("encoding %d not supported" % enc)
+                if defs is not None:
+                    it = iter(vals)
+                    vals = [next(it) if d else None for d in defs]
+                cols[name].extend(vals)
+                got += n
+    if any(len(v) != meta[3] for v in cols.values()):
+        raise ValueError("column lengths %s, footer says %d rows"
+                         % ({k: len(v) for k, v in cols.items()}, meta[3]))
+    return cols
+
+
+def table(system, op, version, repo=REPO, commit="HEAD"):
+    path = "%s/%s/%s/trtllm/%s/%s_perf.parquet" % (
+        DATA, system, "gemm" if op == "gemm" else "attention", version, op)
+    data = subprocess.run(["git", "-C", repo, "show", "%s:%s" % (commit, path)],
+                          stdout=subprocess.PIPE, check=True).stdout
+    cols = read_parquet(data)
+    names = list(cols)
+    rows = [dict(zip(names, vals)) for vals in zip(*cols.values())]
+    return path, rows
+
+
+def select(rows, **want):
+    return [r for r in rows if all(str(r.get(k)) == str(v) for k, v in want.items())]
+
+
+# ---------------------------------------------------------------- kernels.tsv rows
+# Shapes of the aiconfigurator rows in kernels.tsv: (id suffix, m, n, k).
+GEMMS = [("gemm-4096", 4096, 4096, 4096), ("gemm-8192", 8192, 8192, 8192),
+         ("gemm-3328x2560x65536", 3328, 2560, 65536), ("gemm-512x8192x8192", 512, 8192, 8192),
+         ("gemm-256x8192x8192", 256, 8192, 8192), ("gemv-16384", 1, 16384, 16384),
+         ("gemv-8192", 1, 8192, 8192), ("gemv-4096", 1, 4096, 4096)]
+# Vidur Llama-2-7B shapes (H100/A100 rows come from Vidur; taken from aiconfigurator when present).
+VIDUR = [("qkv-4096tok", 4096, 12288, 4096), ("oproj-4096tok", 4096, 4096, 4096),
+         ("gateup-4096tok", 4096, 22016, 4096), ("down-4096tok", 4096, 4096, 11008),
+         ("qkv-1tok", 1, 12288, 4096), ("oproj-1tok", 1, 4096, 4096),
+         ("gateup-1tok", 1, 22016, 4096), ("down-1tok", 1, 4096, 11008)]
+# Decode attention: (id suffix, batch, context); 32 q heads, 8 kv heads, head dim 128, bf16 KV.
+ATTN = [("decode-attn-bs1-ctx1024", 1, 1024), ("decode-attn-bs8-ctx16384", 8, 16384),
+        ("decode-attn-bs32-ctx16384", 32, 16384)]
+HQ, HKV, D = 32, 8, 128
+
+
+def attn_flops_bytes(b, s):
+    # QK^T and PV: 2 x (2 b hq s d); bytes: K and V cache (2 b s hkv d x 2 B) + q and o (2 b hq d x 2 B).
+    return 4 * b * HQ * s * D, 2 * b * s * HKV * D * 2 + 2 * b * HQ * D * 2
+
+
+def gemm_time(rows, m, n, k, dtype="bfloat16"):
+    hit = [r for r in rows if r["m"] == m and r["n"] == n and r["k"] == k
+           and r["gemm_dtype"] == dtype]
+    return (hit[0]["latency"] / 1e3, len(hit)) if hit else (None, 0)
+
+
+def source(path, repo, commit):
+    def git(*args):
+        return subprocess.run(["git", "-C", repo] + list(args), stdout=subprocess.PIPE,
+                              check=True, text=True).stdout.strip()
+    short = git("rev-parse", "--short=9", commit)
+    last = git("log", "-1", "--format=%h", "--abbrev=9", commit, "--", path)
+    return "aiconfigurator measured table (ai-dynamo/aiconfigurator @%s %s, last changed @%s; " \
+           "decoded by bench/accuracy/aiconfigurator_rows.py)" % (short, path, last)
+
+
+def close(table_s, text, rate=None, work=None):
+    """True when the table time rounds to the kernels.tsv value as printed (or, for rows written
+    from a rate in brackets, the table's rate rounds to that rate)."""
+    def ulp_ok(value, printed):
+        mant = printed.lower().split("e")[0].lstrip("0").replace(".", "")
+        digits = len(mant.lstrip("0")) or 1
+        half = 0.5 * 10 ** (int(f"{float(printed):e}".split("e")[1]) - digits + 1)
+        return abs(value - float(printed)) <= half * (1 + 1e-9)
+    if ulp_ok(table_s, text):
+        return True
+    return rate is not None and ulp_ok(work / table_s / 1e12, rate)
+
+
+def read_kernels(path):
+    rows = []
+    with open(path) as f:
+        header = None
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            fields = line.rstrip("\n").split("\t")
+            if header is None:
+                header = fields
+                continue
+            rows.append(dict(zip(header, fields)))
+    return rows
+
+
+def check(repo, commit, kernels):
+    """Compares the h100-* aiconfigurator rows of kernels.tsv with the decoded H100 tables."""
+    _, gemm = table("h100_sxm", "gemm", "1.3.0rc20", repo, commit)
+    _, attn = table("h100_sxm", "generation_attention", "1.3.0rc20", repo, commit)
+    shapes = {"h100-" + s: (m, n, k) for s, m, n, k in GEMMS}
+    batches = {"h100-" + s: (b, c) for s, b, c in ATTN}
+    bad = seen = 0
+    for r in read_kernels(kernels):
+        if r["hw"] != "h100" or not r["source"].startswith("aiconfigurator"):
+            continue
+        seen += 1
+        rate = None
+        if "TFLOP/s)" in r["source"]:
+            rate = r["source"].rsplit("(", 1)[1].split()[0]
+        if r["id"] in shapes:
+            m, n, k = shapes[r["id"]]
+            t, hits = gemm_time(gemm, m, n, k)
+            work = 2.0 * m * n * k
+        elif r["id"] in batches:
+            b, c = batches[r["id"]]
+            hits_rows = attn_rows(attn, b, c)
+            hits, t = len(hits_rows), hits_rows[0]["latency"] / 1e3 if hits_rows else None
+            flops, nbytes = attn_flops_bytes(b, c)
+            work = flops
+            if (str(flops), str(nbytes)) != (r["flops"], r["bytes"]):
+                print("MISMATCH %s flops/bytes %d/%d vs %s/%s" % (r["id"], flops, nbytes,
+                                                                 r["flops"], r["bytes"]))
+                bad += 1
+        else:
+            print("UNKNOWN %s" % r["id"])
+            bad += 1
+            continue
+        ok = hits == 1 and close(t, r["measured_s"], rate, work)
+        bad += not ok
+        print("%-8s %-32s tsv %-12s table %.6g s (%d row%s)" % (
+            "ok" if ok else "MISMATCH", r["id"], r["measured_s"], t or float("nan"), hits,
+            "" if hits == 1 else "s"))
+    # The H100 fp8 figure (matrix_efficiency_by_precision fp8 0.628): fp8 GEMM 8192^3 1242.5 TFLOP/s.
+    t8, hits = gemm_time(gemm, 8192, 8192, 8192, "fp8")
+    ok = hits == 1 and close(t8, "8.849e-04") and abs(2 * 8192**3 / t8 / 1e12 - 1242.5) < 0.05
+    bad += not ok
+    print("%-8s %-32s anchors 0.8849 ms = 1242.5 TFLOP/s, table %.6g s = %.2f TFLOP/s" % (
+        "ok" if ok else "MISMATCH", "h100 fp8 gemm 8192^3", t8, 2 * 8192**3 / t8 / 1e12))
+    print("%d h100 aiconfigurator rows checked, %d mismatches" % (seen, bad))
+    return 0 if bad == 0 and seen else 1
+
+
+def attn_rows(rows, b, ctx):
+    """Decode step at context ctx: the table's `step` is the tokens already cached (ctx - 1)."""
+    return [r for r in rows if r["batch_size"] == b and r["step"] == ctx - 1
+            and r["num_heads"] == HQ and r["num_key_value_heads"] == HKV and r["head_dim"] == D
+            and r["window_size"] == 0 and r["kv_cache_dtype"] == "bfloat16"
+            and r["attn_dtype"] == "bfloat16"]
+
+
+def emit_rows(system, hw, version, repo, commit):
+    gpath, gemm = table(system, "gemm", version, repo, commit)
+    apath, attn = table(system, "generation_attention", version, repo, commit)
+    out = []
+    # Llama-2-7B qkv shapes; oproj (4096^3, 1x4096x4096) repeats gemm-4096 / gemv-4096 and the
+    # gate-up (n 22016) and down (k 11008) shapes are not in the table.
+    extra = [("llama2-" + s, m, n, k) for s, m, n, k in VIDUR if s.startswith("qkv")]
+    for s, m, n, k in GEMMS + extra:
+        t, hits = gemm_time(gemm, m, n, k)
+        if hits != 1:
+            print("# %s-%s: %d table rows, skipped" % (hw, s, hits), file=sys.stderr)
+            continue
+        out.append([hw + "-" + s, hw, "gemm", "bf16", m, n, k, "-", "-", "%.6g" % t,
+                    source(gpath, repo, commit)])
+    for s, b, c in ATTN:
+        hit = attn_rows(attn, b, c)
+        if len(hit) != 1:
+            print("# %s-%s: %d table rows, skipped" % (hw, s, len(hit)), file=sys.stderr)
+            continue
+        flops, nbytes = attn_flops_bytes(b, c)
+        out.append([hw + "-" + s, hw, "attention", "bf16", "-", "-", "-", flops, nbytes,
+                    "%.6g" % (hit[0]["latency"] / 1e3),
+                    source(apath, repo, commit) + "; 32 q / 8 kv heads, d 128, bf16 KV, step "
+                    "%d; bytes = K+V cache + q/o" % (c - 1)])
+    for r in out:
+        print("\t".join(str(x) for x in r))
+    return 0
+
+
+def main(argv):
+    repo, commit = REPO, "HEAD"
+    while argv and argv[0] in ("--repo", "--commit"):
+        if argv[0] == "--repo":
+            repo = argv[1]
+        else:
+            commit = argv[1]
+        argv = argv[2:]
+    here = os.path.dirname(os.path.abspath(__file__))
+    if argv[:1] == ["check"]:
+        return check(repo, commit, os.path.join(here, "kernels.tsv"))
+    if argv[:1] == ["rows"] and len(argv) == 4:
+        return emit_rows(argv[1], argv[2], argv[3], repo, commit)
+    if argv[:1] == ["dump"] and len(argv) >= 4:
+        _, rows = table(argv[1], argv[2], argv[3], repo, commit)
+        want = dict(a.split("=", 1) for a in argv[4:])
+        for r in select(rows, **want):
+            print("\t".join(str(v) for v in r.values()))
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
