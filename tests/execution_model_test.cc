@@ -618,6 +618,27 @@ TEST_F(KernelFitTest, CommittedConstantsAreTheFitAndPredictUnseenKernels) {
   }
 }
 
+// The H200 file's constants are its own fit to the 10 H200 GEMM/GEMV rows
+// (aiconfigurator h200_sxm TRT-LLM 1.3.0rc20 tables, decoded by
+// bench/accuracy/aiconfigurator_rows.py), not the H100's.
+TEST_F(KernelFitTest, H200ConstantsAreTheFitOfItsOwnKernels) {
+  const Hardware hw = *FindHardware(catalog_, "h200");
+  const std::vector<KernelSample> rows = For("h200");
+  ASSERT_GE(rows.size(), 13u);
+  absl::StatusOr<KernelFitResult> fit = FitKernelModel(rows, hw);
+  ASSERT_TRUE(fit.ok()) << fit.status();
+  const KernelModel& m = hw.kernel_model;
+  EXPECT_TRUE(m.fitted);
+  EXPECT_NEAR(fit->model.matrix_efficiency, m.matrix_efficiency, 0.01);
+  EXPECT_NEAR(fit->model.memory_efficiency, m.memory_efficiency, 0.01);
+  EXPECT_NEAR(fit->model.kernel_fixed_s, m.kernel_fixed_s, 0.2e-6);
+  EXPECT_NEAR(fit->model.matrix_overlap, m.matrix_overlap, 0.02);
+  EXPECT_LT(fit->loo_median_abs_error, 0.10);
+  EXPECT_LT(fit->median_abs_error, 0.08);
+  const Hardware h100 = *FindHardware(catalog_, "h100");
+  EXPECT_NE(m.memory_efficiency, h100.kernel_model.memory_efficiency);
+}
+
 TEST_F(KernelFitTest, BadTablesNameTheLine) {
   EXPECT_THAT(std::string(ParseKernelSamples("id\thw\n"
                                              "x\ta100\tgemm\tbf16\t1\t2\n",
