@@ -597,11 +597,14 @@ class KernelFitTest : public ::testing::Test {
   std::vector<Hardware> catalog_;
 };
 
+// The H200's rows are its own (aiconfigurator h200_sxm TRT-LLM 1.3.0rc20
+// tables, decoded by bench/accuracy/aiconfigurator_rows.py), not the H100's.
 TEST_F(KernelFitTest, CommittedConstantsAreTheFitAndPredictUnseenKernels) {
-  for (const char* name : {"a100", "h100"}) {
+  for (const char* name : {"a100", "h100", "h200"}) {
+    SCOPED_TRACE(name);
     const Hardware hw = *FindHardware(catalog_, name);
     const std::vector<KernelSample> rows = For(name);
-    ASSERT_GE(rows.size(), 15u);
+    ASSERT_GE(rows.size(), 13u);
     absl::StatusOr<KernelFitResult> fit = FitKernelModel(rows, hw);
     ASSERT_TRUE(fit.ok()) << fit.status();
     // The hardware file holds the fit (rounded): no drift between the data
@@ -618,25 +621,12 @@ TEST_F(KernelFitTest, CommittedConstantsAreTheFitAndPredictUnseenKernels) {
   }
 }
 
-// The H200 file's constants are its own fit to the 10 H200 GEMM/GEMV rows
-// (aiconfigurator h200_sxm TRT-LLM 1.3.0rc20 tables, decoded by
-// bench/accuracy/aiconfigurator_rows.py), not the H100's.
-TEST_F(KernelFitTest, H200ConstantsAreTheFitOfItsOwnKernels) {
-  const Hardware hw = *FindHardware(catalog_, "h200");
-  const std::vector<KernelSample> rows = For("h200");
-  ASSERT_GE(rows.size(), 13u);
-  absl::StatusOr<KernelFitResult> fit = FitKernelModel(rows, hw);
-  ASSERT_TRUE(fit.ok()) << fit.status();
-  const KernelModel& m = hw.kernel_model;
-  EXPECT_TRUE(m.fitted);
-  EXPECT_NEAR(fit->model.matrix_efficiency, m.matrix_efficiency, 0.01);
-  EXPECT_NEAR(fit->model.memory_efficiency, m.memory_efficiency, 0.01);
-  EXPECT_NEAR(fit->model.kernel_fixed_s, m.kernel_fixed_s, 0.2e-6);
-  EXPECT_NEAR(fit->model.matrix_overlap, m.matrix_overlap, 0.02);
-  EXPECT_LT(fit->loo_median_abs_error, 0.10);
-  EXPECT_LT(fit->median_abs_error, 0.08);
+// The H200 is fitted, not given the H100's constants.
+TEST_F(KernelFitTest, H200HasItsOwnConstants) {
+  const Hardware h200 = *FindHardware(catalog_, "h200");
   const Hardware h100 = *FindHardware(catalog_, "h100");
-  EXPECT_NE(m.memory_efficiency, h100.kernel_model.memory_efficiency);
+  EXPECT_NE(h200.kernel_model.memory_efficiency,
+            h100.kernel_model.memory_efficiency);
 }
 
 TEST_F(KernelFitTest, BadTablesNameTheLine) {

@@ -43,6 +43,16 @@ QMETA = {
 SMALL = 1 << 16  # float tensors up to this many elements keep their values
 
 
+def _window(a, n):
+  """strides, dilations, pads and auto_pad of a Conv/Pool over n axes."""
+  strides = list(a.get('strides', [1] * n))
+  dil = list(a.get('dilations', [1] * n))
+  pads = list(a.get('pads', [0] * (2 * n)))
+  auto = a.get('auto_pad', b'NOTSET')
+  auto = auto.decode() if isinstance(auto, bytes) else auto
+  return strides, dil, pads, auto
+
+
 class Sh:
   """A tensor whose values do not matter: shape and numpy dtype only."""
 
@@ -410,11 +420,7 @@ class Counter:
   def _conv_out(self, s, w, a, transpose=False):
     k = list(a.get('kernel_shape', w[2:]))
     n = len(k)
-    strides = list(a.get('strides', [1] * n))
-    dil = list(a.get('dilations', [1] * n))
-    pads = list(a.get('pads', [0] * (2 * n)))
-    auto = a.get('auto_pad', b'NOTSET')
-    auto = auto.decode() if isinstance(auto, bytes) else auto
+    strides, dil, pads, auto = _window(a, n)
     out = []
     for i in range(n):
       x = s[2 + i]
@@ -502,11 +508,7 @@ class Counter:
     s = shape(x)
     k = a['kernel_shape']
     n = len(k)
-    strides = list(a.get('strides', [1] * n))
-    dil = list(a.get('dilations', [1] * n))
-    pads = list(a.get('pads', [0] * (2 * n)))
-    auto = a.get('auto_pad', b'NOTSET')
-    auto = auto.decode() if isinstance(auto, bytes) else auto
+    strides, dil, pads, auto = _window(a, n)
     ceil = a.get('ceil_mode', 0)
     out = [s[0], s[1]]
     for i in range(n):
