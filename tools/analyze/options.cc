@@ -179,10 +179,12 @@ absl::Status ApplySkipRuns(Options& o, std::string_view v) {
   return absl::OkStatus();
 }
 
-absl::Status ApplySeconds(std::string_view flag, std::string_view v,
-                          std::optional<double>* out) {
+// A number > 0 (`expected` says what, for the error).
+absl::Status ApplyPositive(std::string_view flag, std::string_view v,
+                           std::string_view expected,
+                           std::optional<double>* out) {
   std::optional<double> x = ParseDouble(v);
-  if (!x || *x <= 0) return BadValue(flag, v, "a time > 0 in seconds");
+  if (!x || *x <= 0) return BadValue(flag, v, expected);
   *out = *x;
   return absl::OkStatus();
 }
@@ -471,14 +473,10 @@ constexpr Flag kFlags[] = {
     {"--usd-per-gpu-hour", "P",
      "with --serve: price of one GPU for an hour, US dollars; adds the cost "
      "per million output tokens (GPUs x P x request latency / tokens)",
-     [](Options& o, std::string_view v) -> absl::Status {
-       std::optional<double> price = ParseDouble(v);
-       if (!price || *price <= 0) {
-         return BadValue("--usd-per-gpu-hour", v,
-                         "a price > 0, US dollars per GPU-hour");
-       }
-       o.usd_per_gpu_hour = *price;
-       return absl::OkStatus();
+     [](Options& o, std::string_view v) {
+       return ApplyPositive("--usd-per-gpu-hour", v,
+                            "a price > 0, US dollars per GPU-hour",
+                            &o.usd_per_gpu_hour);
      }},
     {"--search", "",
      "with --serve: analyze tensor parallel 1, 2, 4, ... x pipeline parallel "
@@ -489,11 +487,13 @@ constexpr Flag kFlags[] = {
      [](Options& o, std::string_view) { return SetSwitch(&o.search); }},
     {"--ttft-max", "S", "with --search: time-to-first-token target, seconds",
      [](Options& o, std::string_view v) {
-       return ApplySeconds("--ttft-max", v, &o.ttft_max);
+       return ApplyPositive("--ttft-max", v, "a time > 0 in seconds",
+                            &o.ttft_max);
      }},
     {"--tpot-max", "S", "with --search: time-per-output-token target, seconds",
      [](Options& o, std::string_view v) {
-       return ApplySeconds("--tpot-max", v, &o.tpot_max);
+       return ApplyPositive("--tpot-max", v, "a time > 0 in seconds",
+                            &o.tpot_max);
      }},
     {"--tp", "T",
      "tensor parallel over T GPUs: attention and MLP MatMuls split "
