@@ -22,17 +22,6 @@
 namespace ridgeline::engine {
 namespace {
 
-// The sharding flags of a layout as given on the command line: "--tp 8",
-// "--tp 2 --pp 2".
-std::string ParallelFlags(const ParallelOptions& p) {
-  std::string out;
-  for (const auto& [flag, n] :
-       {std::pair{"--tp", p.tp}, {"--pp", p.pp}, {"--ep", p.ep}}) {
-    if (n > 1) out += fmt::format("{}{} {}", out.empty() ? "" : " ", flag, n);
-  }
-  return out;
-}
-
 constexpr std::string_view kWeightChoices[] = {"int8", "int4", "fp8", "fp16",
                                                "bf16"};
 constexpr std::string_view kActivationChoices[] = {"int8", "fp8", "fp16",
@@ -428,7 +417,7 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(
         "are sharded (quantized activations would change the messages of the "
         "all-reduces, pipeline sends and expert all-to-alls, which is not "
         "modelled)",
-        options.activations, ParallelFlags(parallel)));
+        options.activations, LayoutFlags(parallel)));
   }
   QuantizeResult result;
   result.options = options;

@@ -997,6 +997,20 @@ TEST(ParallelCli, WeightWhatIfsWithTensorParallel) {
               0.515625 / 2, 0.005);
 }
 
+// Messages name a layout as the user gave it: the flags above 1.
+TEST(ParallelOptionsTest, LayoutFlagsNameTheFlagsAboveOne) {
+  EXPECT_EQ(engine::LayoutFlags({.tp = 8}), "--tp 8");
+  EXPECT_EQ(engine::LayoutFlags({.tp = 2, .pp = 2}), "--tp 2 --pp 2");
+  EXPECT_EQ(engine::LayoutFlags({.ep = 4}), "--ep 4");
+  EXPECT_EQ(engine::LayoutFlags({}), "--tp 1");
+  // A layout on a device without links between GPUs.
+  CliRun r = RunAnalyze("--zoo llama-3.1-8b-decode --hw l4 --tp 8");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--tp 8 (8 GPUs): hardware 'l4' has no interconnect"),
+            std::string::npos)
+      << r.err;
+}
+
 TEST(ParallelCli, ExpertParallelJson) {
   CliRun r = RunAnalyze(
       "--zoo mixtral-8x7b-decode --hw h100 --precision bf16 --ep 8 "

@@ -304,17 +304,17 @@ absl::Status CheckOptions(const ParallelOptions& o, const Hardware& hw) {
   const int gpus = o.gpus();
   if (gpus > 1 && !ic.present() && !ic.has_network()) {
     return absl::InvalidArgumentError(fmt::format(
-        "--tp {} --pp {} --ep {} ({} GPUs): hardware '{}' has no "
+        "{} ({} GPUs): hardware '{}' has no "
         "interconnect data (\"interconnect\" in its hardware file); "
         "a100-40gb-sxm, a100-80gb-sxm, h100-sxm, h200-sxm, b200 and mi300x "
         "have it",
-        o.tp, o.pp, o.ep, gpus, hw.key));
+        LayoutFlags(o), gpus, hw.key));
   }
   if (gpus > ic.gpus_per_node && !ic.has_network()) {
-    return absl::InvalidArgumentError(fmt::format(
-        "--tp {} --pp {} --ep {} needs {} GPUs, but a '{}' node holds {} and "
-        "its hardware file gives no network between nodes",
-        o.tp, o.pp, o.ep, gpus, hw.key, ic.gpus_per_node));
+    return absl::InvalidArgumentError(
+        fmt::format("{} needs {} GPUs, but a '{}' node holds {} and "
+                    "its hardware file gives no network between nodes",
+                    LayoutFlags(o), gpus, hw.key, ic.gpus_per_node));
   }
   if (o.ep > ic.gpus_per_node && ic.gpus_per_node > 1 &&
       o.ep % ic.gpus_per_node != 0) {
@@ -404,6 +404,16 @@ void ScaleWork(const std::vector<Before>& in, const std::vector<Role>& role,
 }
 
 }  // namespace
+
+std::string LayoutFlags(const ParallelOptions& options) {
+  std::string out;
+  for (const auto& [flag, n] : {std::pair{"--tp", options.tp},
+                                {"--pp", options.pp},
+                                {"--ep", options.ep}}) {
+    if (n > 1) out += fmt::format("{}{} {}", out.empty() ? "" : " ", flag, n);
+  }
+  return out.empty() ? std::string("--tp 1") : out;
+}
 
 absl::StatusOr<ShardingStructure> FindShardingStructure(
     const graph::Graph& graph) {

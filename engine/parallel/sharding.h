@@ -39,6 +39,7 @@
 #define RIDGELINE_ENGINE_PARALLEL_SHARDING_H_
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -57,6 +58,10 @@ struct ParallelOptions {
   int ep = 1;
   int gpus() const { return tp * pp * ep; }
 };
+
+// The layout as a user gives it, the flags above 1 only: "--tp 8",
+// "--tp 2 --pp 2", "--ep 4" ("--tp 1" for one GPU).
+std::string LayoutFlags(const ParallelOptions& options);
 
 // What ShardAnalysis reads of a graph's structure: its Megatron blocks
 // (FindTransformerBlocks) and the weight each tensor is or passes through

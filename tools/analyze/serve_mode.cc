@@ -6,7 +6,6 @@
 // use_cache_branch false (the branch without past), every decode step with
 // it true. The dims are found from the declared inputs (DecoderBinding).
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -16,7 +15,6 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
 #include "engine/report/serve_report.h"
 #include "engine/serve.h"
 #include "fmt/format.h"
