@@ -104,6 +104,54 @@ absl::Status ParseEfficiencyMap(const Json& j, std::string_view origin,
   return absl::OkStatus();
 }
 
+std::string KnownPeakKeys();
+
+// kernel_model.matrix_by_precision: {"fp8": {"matrix_efficiency": 0.5,
+// "kernel_fixed_s": 1.3e-05}, ...}.
+absl::Status ParseMatrixByPrecision(
+    const Json& j, std::string_view origin,
+    absl::flat_hash_map<std::string, MatrixPrecisionConstants>* out) {
+  constexpr std::string_view kField = "kernel_model.matrix_by_precision";
+  if (!j.is_object()) {
+    return FieldError(origin, kField,
+                      "must be an object mapping precisions to constants");
+  }
+  for (const auto& [precision, entry] : j.items()) {
+    const std::string field = fmt::format("{}.{}", kField, precision);
+    if (FindPrecision(precision) == nullptr) {
+      return FieldError(
+          origin, field,
+          fmt::format("unknown precision (known: {})", KnownPeakKeys()));
+    }
+    if (!entry.is_object()) {
+      return FieldError(origin, field,
+                        "must be an object (matrix_efficiency, "
+                        "kernel_fixed_s)");
+    }
+    MatrixPrecisionConstants c;
+    for (const auto& [name, value] : entry.items()) {
+      const std::string sub = fmt::format("{}.{}", field, name);
+      const bool efficiency = name == "matrix_efficiency";
+      if (!efficiency && name != "kernel_fixed_s") {
+        return FieldError(origin, sub,
+                          "unknown field (known: matrix_efficiency, "
+                          "kernel_fixed_s)");
+      }
+      absl::StatusOr<double> v =
+          NumberValue(value, origin, sub, /*allow_zero=*/!efficiency);
+      if (!v.ok()) return v.status();
+      if (efficiency) {
+        if (*v > 1) return FieldError(origin, sub, "must be in (0, 1]");
+        c.matrix_efficiency = *v;
+      } else {
+        c.kernel_fixed_s = *v;
+      }
+    }
+    (*out)[precision] = c;
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseKernelModel(const Json& j, std::string_view origin,
                               KernelModel* out) {
   auto it = j.find("kernel_model");
@@ -129,10 +177,9 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
   };
   for (const auto& [name, value] : it->items()) {
     const std::string field = fmt::format("kernel_model.{}", name);
-    if (name == "matrix_efficiency_by_precision") {
+    if (name == "matrix_by_precision") {
       if (absl::Status st =
-              ParseEfficiencyMap(*it, origin, "matrix_efficiency_by_precision",
-                                 &out->matrix_efficiency_by_precision);
+              ParseMatrixByPrecision(value, origin, &out->matrix_by_precision);
           !st.ok()) {
         return st;
       }
@@ -151,7 +198,7 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
       return FieldError(
           origin, field,
           "unknown field (known: compute_units, matrix_efficiency, "
-          "memory_efficiency, matrix_efficiency_by_precision, kernel_fixed_s, "
+          "memory_efficiency, matrix_by_precision, kernel_fixed_s, "
           "memory_kernel_fixed_s, matrix_overlap, "
           "attention_efficiency, vector_flops_per_s, source)");
     }
@@ -263,6 +310,19 @@ std::string ListedPeaks(const Hardware& hw) {
 }
 
 }  // namespace
+
+KernelModel KernelModel::ForPrecision(std::string_view peak_precision) const {
+  KernelModel m = *this;
+  auto it = matrix_by_precision.find(std::string(peak_precision));
+  if (it == matrix_by_precision.end()) return m;
+  if (it->second.matrix_efficiency) {
+    m.matrix_efficiency = *it->second.matrix_efficiency;
+  }
+  if (it->second.kernel_fixed_s) {
+    m.matrix_kernel_fixed_s = *it->second.kernel_fixed_s;
+  }
+  return m;
+}
 
 absl::StatusOr<double> Hardware::PeakFlops(std::string_view precision) const {
   auto it = peak_flops_per_s.find(std::string(precision));

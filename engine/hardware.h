@@ -3,6 +3,7 @@
 #ifndef RIDGELINE_ENGINE_HARDWARE_H_
 #define RIDGELINE_ENGINE_HARDWARE_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,14 @@
 #include "absl/status/statusor.h"
 
 namespace ridgeline::engine {
+
+// The matrix (GEMM) kernel constants that differ at one peak precision
+// (an fp8 GEMM: other kernels, another efficiency, a larger fixed cost);
+// unset fields keep the device's.
+struct MatrixPrecisionConstants {
+  std::optional<double> matrix_efficiency;
+  std::optional<double> kernel_fixed_s;
+};
 
 // Constants of the kernel timing model (engine/timing.h) for one device:
 // fitted to per-kernel measurements where they exist (the "kernel_model"
@@ -34,11 +43,23 @@ struct KernelModel {
   double matrix_overlap = 0.8;
   // Fraction of the matrix peak a fused (flash) attention kernel reaches.
   double attention_efficiency = 0.5;
-  // Replaces matrix_efficiency at these peak precisions ("fp8": ...).
-  absl::flat_hash_map<std::string, double> matrix_efficiency_by_precision;
+  // Fixed device time of a matrix kernel when it differs from
+  // kernel_fixed_s (set by ForPrecision from matrix_by_precision).
+  std::optional<double> matrix_kernel_fixed_s;
+  // Matrix kernel constants at these peak precisions ("fp8": ...).
+  absl::flat_hash_map<std::string, MatrixPrecisionConstants>
+      matrix_by_precision;
   // Peak of the vector (non-tensor) units, FLOP/s; 0 = the fp32 peak.
   double vector_flops_per_s = 0;
   std::string source;
+
+  // This model with the matrix constants of `peak_precision` ("bf16",
+  // "fp8", ...) applied: matrix_efficiency and matrix_kernel_fixed_s.
+  KernelModel ForPrecision(std::string_view peak_precision) const;
+  // Fixed device time of a matrix kernel.
+  double MatrixFixedSeconds() const {
+    return matrix_kernel_fixed_s.value_or(kernel_fixed_s);
+  }
 };
 
 // How GPUs of this device talk to each other (zoo/hardware "interconnect";

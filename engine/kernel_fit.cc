@@ -41,18 +41,33 @@ double Loss(const std::vector<KernelSample>& samples, const Hardware& hw,
   return loss;
 }
 
+struct Param {
+  double* value;
+  double lo, hi;
+};
+
+// The constants a fit moves: the device's four, or, for `variant` (a
+// precision of matrix_by_precision), that precision's matrix efficiency and
+// fixed cost with the device's memory efficiency and overlap held.
+std::vector<Param> FreeParams(KernelModel& m, const std::string& variant) {
+  if (variant.empty()) {
+    return {{&m.matrix_efficiency, 0.3, 1.0},
+            {&m.memory_efficiency, 0.3, 1.0},
+            {&m.kernel_fixed_s, 0.0, 20e-6},
+            {&m.matrix_overlap, 0.0, 1.0}};
+  }
+  MatrixPrecisionConstants& c = m.matrix_by_precision[variant];
+  if (!c.matrix_efficiency) c.matrix_efficiency = m.matrix_efficiency;
+  if (!c.kernel_fixed_s) c.kernel_fixed_s = m.kernel_fixed_s;
+  return {{&*c.matrix_efficiency, 0.2, 1.0}, {&*c.kernel_fixed_s, 0.0, 30e-6}};
+}
+
 // Coordinate descent from `start`: a 41-point grid per parameter around the
 // current value, the window shrinking every round.
 KernelModel Descend(const std::vector<KernelSample>& samples,
-                    const Hardware& hw, KernelModel m, int skip) {
-  struct Param {
-    double* value;
-    double lo, hi;
-  };
-  std::vector<Param> params = {{&m.matrix_efficiency, 0.3, 1.0},
-                               {&m.memory_efficiency, 0.3, 1.0},
-                               {&m.kernel_fixed_s, 0.0, 20e-6},
-                               {&m.matrix_overlap, 0.0, 1.0}};
+                    const Hardware& hw, KernelModel m, int skip,
+                    const std::string& variant) {
+  std::vector<Param> params = FreeParams(m, variant);
   for (Param& p : params) *p.value = std::clamp(*p.value, p.lo, p.hi);
   double window = 1.0;
   for (int round = 0; round < 24; ++round) {
@@ -80,15 +95,20 @@ KernelModel Descend(const std::vector<KernelSample>& samples,
 // The best descent over a 3 x 3 grid of starts in (memory efficiency, fixed
 // cost), the two constants that trade off against each other.
 KernelModel Fit(const std::vector<KernelSample>& samples, const Hardware& hw,
-                int skip) {
+                int skip, const std::string& variant) {
   KernelModel best = hw.kernel_model;
   double best_loss = -1;
   for (double e : {0.7, 0.8, 0.9}) {
     for (double fixed : {2e-6, 5e-6, 8e-6}) {
       KernelModel start = hw.kernel_model;
-      start.memory_efficiency = e;
-      start.kernel_fixed_s = fixed;
-      const KernelModel m = Descend(samples, hw, start, skip);
+      if (variant.empty()) {
+        start.memory_efficiency = e;
+        start.kernel_fixed_s = fixed;
+      } else {
+        // Starts in (matrix efficiency, fixed cost) of the precision.
+        start.matrix_by_precision[variant] = {e - 0.2, 2 * fixed};
+      }
+      const KernelModel m = Descend(samples, hw, start, skip, variant);
       const double l = Loss(samples, hw, m, skip);
       if (best_loss < 0 || l < best_loss) {
         best_loss = l;
@@ -168,7 +188,7 @@ double PredictKernel(const KernelSample& sample, const Hardware& hardware,
   Pricing p;
   p.runtime.size_aware = true;
   p.runtime.cuda_graphs = true;  // device time only: no launch, no gap
-  p.model = model;
+  p.model = model.ForPrecision(sample.precision);
   p.peak_flops_per_s = hardware.PeakFlops(sample.precision).value_or(0);
   p.vector_flops_per_s =
       hardware.PeakFlops("fp32").value_or(p.peak_flops_per_s);
@@ -177,7 +197,8 @@ double PredictKernel(const KernelSample& sample, const Hardware& hardware,
 }
 
 absl::StatusOr<KernelFitResult> FitKernelModel(
-    const std::vector<KernelSample>& samples, const Hardware& hardware) {
+    const std::vector<KernelSample>& samples, const Hardware& hardware,
+    const std::string& variant) {
   if (samples.size() < 3) {
     return absl::InvalidArgumentError(
         fmt::format("fitting {} needs at least 3 kernel measurements (got {})",
@@ -188,9 +209,15 @@ absl::StatusOr<KernelFitResult> FitKernelModel(
       return absl::InvalidArgumentError(fmt::format(
           "{}: {} lists no {} peak", s.id, hardware.name, s.precision));
     }
+    if (!variant.empty() &&
+        (s.precision != variant || s.work.kind != KernelClass::kMatrix)) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: fitting {} matrix constants takes {} GEMM rows only",
+                      s.id, variant, variant));
+    }
   }
   KernelFitResult r;
-  r.model = Fit(samples, hardware, -1);
+  r.model = Fit(samples, hardware, -1, variant);
   std::vector<double> errors, loo_errors;
   for (size_t i = 0; i < samples.size(); ++i) {
     KernelFitRow row;
@@ -198,11 +225,11 @@ absl::StatusOr<KernelFitResult> FitKernelModel(
     row.measured_s = samples[i].measured_s;
     row.predicted_s = PredictKernel(samples[i], hardware, r.model);
     // Rows outside the fit (attention) are out of sample already.
-    row.loo_predicted_s =
-        samples[i].work.kind == KernelClass::kMatrix
-            ? PredictKernel(samples[i], hardware,
-                            Fit(samples, hardware, static_cast<int>(i)))
-            : row.predicted_s;
+    row.loo_predicted_s = samples[i].work.kind == KernelClass::kMatrix
+                              ? PredictKernel(samples[i], hardware,
+                                              Fit(samples, hardware,
+                                                  static_cast<int>(i), variant))
+                              : row.predicted_s;
     errors.push_back(std::abs(row.predicted_s / row.measured_s - 1));
     loo_errors.push_back(std::abs(row.loo_predicted_s / row.measured_s - 1));
     r.rows.push_back(row);
@@ -212,6 +239,37 @@ absl::StatusOr<KernelFitResult> FitKernelModel(
   r.loo_median_abs_error = Quantile(loo_errors, 0.5).value_or(0);
   r.loo_max_abs_error = *std::max_element(loo_errors.begin(), loo_errors.end());
   return r;
+}
+
+absl::StatusOr<DeviceKernelFit> FitDeviceKernels(
+    const std::vector<KernelSample>& samples, const Hardware& hardware) {
+  std::vector<KernelSample> base;
+  std::map<std::string, std::vector<KernelSample>> variants;
+  for (const KernelSample& s : samples) {
+    const bool half = s.precision == "bf16" || s.precision == "fp16";
+    if (half || s.work.kind != KernelClass::kMatrix) {
+      base.push_back(s);
+    } else {
+      variants[s.precision].push_back(s);
+    }
+  }
+  DeviceKernelFit out;
+  absl::StatusOr<KernelFitResult> fit = FitKernelModel(base, hardware);
+  if (!fit.ok()) return fit.status();
+  out.base = *std::move(fit);
+  out.model = out.base.model;
+  out.model.matrix_by_precision.clear();
+  Hardware on_base = hardware;
+  on_base.kernel_model = out.model;
+  for (const auto& [precision, rows] : variants) {
+    absl::StatusOr<KernelFitResult> v =
+        FitKernelModel(rows, on_base, precision);
+    if (!v.ok()) return v.status();
+    out.model.matrix_by_precision[precision] =
+        v->model.matrix_by_precision.at(precision);
+    out.by_precision[precision] = *std::move(v);
+  }
+  return out;
 }
 
 }  // namespace ridgeline::engine

@@ -7,6 +7,7 @@
 #ifndef RIDGELINE_ENGINE_KERNEL_FIT_H_
 #define RIDGELINE_ENGINE_KERNEL_FIT_H_
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,7 +60,24 @@ double PredictKernel(const KernelSample& sample, const Hardware& hardware,
 // kernel: flash/XQA decode) are not fitted: they are predicted with the
 // fitted constants and the hardware file's attention_efficiency, out of
 // sample. Needs at least 3 samples.
+//
+// With `variant` (a peak precision such as "fp8"), every sample must be a
+// GEMM at that precision, and the fit moves only that precision's
+// matrix_by_precision entry (matrix_efficiency, kernel_fixed_s), holding the
+// device's other constants (hardware.kernel_model, the base fit) fixed.
 absl::StatusOr<KernelFitResult> FitKernelModel(
+    const std::vector<KernelSample>& samples, const Hardware& hardware,
+    const std::string& variant = "");
+
+// A device's whole fit: the device's constants from its bf16/fp16 rows
+// (attention rows predicted out of sample), then, on those constants, one
+// matrix_by_precision entry per other precision of its GEMM rows ("fp8").
+struct DeviceKernelFit {
+  KernelModel model;  // the device's constants with matrix_by_precision
+  KernelFitResult base;
+  std::map<std::string, KernelFitResult> by_precision;
+};
+absl::StatusOr<DeviceKernelFit> FitDeviceKernels(
     const std::vector<KernelSample>& samples, const Hardware& hardware);
 
 }  // namespace ridgeline::engine

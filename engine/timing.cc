@@ -89,12 +89,7 @@ Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
                     double flops_per_mac, const PricingOverrides& overrides) {
   Pricing p;
   p.runtime = runtime;
-  p.model = hardware.kernel_model;
-  if (auto it = p.model.matrix_efficiency_by_precision.find(
-          std::string(peak_precision));
-      it != p.model.matrix_efficiency_by_precision.end()) {
-    p.model.matrix_efficiency = it->second;
-  }
+  p.model = hardware.kernel_model.ForPrecision(peak_precision);
   p.peak_flops_per_s = peak_flops_per_s;
   p.flops_per_mac = flops_per_mac;
   p.memory_bandwidth_bytes_per_s = hardware.memory_bandwidth_bytes_per_s;
@@ -244,10 +239,9 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
       break;
     }
   }
-  device +=
-      work.kind == KernelClass::kMatrix || work.kind == KernelClass::kAttention
-          ? m.kernel_fixed_s
-          : m.memory_kernel_fixed_s;
+  device += work.kind == KernelClass::kMatrix      ? m.MatrixFixedSeconds()
+            : work.kind == KernelClass::kAttention ? m.kernel_fixed_s
+                                                   : m.memory_kernel_fixed_s;
   t.latency_s = r.cuda_graphs ? device + r.kernel_gap_s
                               : std::max(device, r.kernel_launch_s);
   const double roof = std::max(t.t_compute_s, t.t_memory_s);

@@ -116,7 +116,7 @@ struct PricingOverrides {
 // Overrides replace the flat efficiencies / tax of a flat runtime, and the
 // device's matrix / memory efficiency and the launch cost of a size-aware one.
 // `peak_precision` ("bf16", "fp8", ...) picks the device's
-// matrix_efficiency_by_precision entry when it has one.
+// matrix_by_precision entry (KernelModel::ForPrecision) when it has one.
 Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
                     std::string_view peak_precision, double peak_flops_per_s,
                     double flops_per_mac, const PricingOverrides& overrides);

@@ -199,6 +199,50 @@ TEST(HardwareJsonTest, ErrorsNameTheFileAndTheField) {
       "must be a whole number of GPUs >= 1 and <= 1000000");
 }
 
+// kernel_model.matrix_by_precision: a precision's GEMM constants replace the
+// device's for matrix kernels at that peak only; attention keeps the device's
+// fixed cost.
+TEST(HardwareJsonTest, MatrixConstantsByPrecision) {
+  const std::string with = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",
+                                   R"("dispatch_tax_s": 1e-5,
+         "kernel_model": {"matrix_efficiency": 0.8, "kernel_fixed_s": 5e-6,
+           "matrix_by_precision": {"fp8": {"matrix_efficiency": 0.6,
+                                           "kernel_fixed_s": 1.3e-5},
+                                   "int8": {"matrix_efficiency": 0.7}}},)");
+  absl::StatusOr<engine::Hardware> hw =
+      engine::ParseHardwareJson(with, "good.json");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  const engine::KernelModel fp8 = hw->kernel_model.ForPrecision("fp8");
+  EXPECT_DOUBLE_EQ(fp8.matrix_efficiency, 0.6);
+  EXPECT_DOUBLE_EQ(fp8.MatrixFixedSeconds(), 1.3e-5);
+  EXPECT_DOUBLE_EQ(fp8.kernel_fixed_s, 5e-6);  // attention's
+  const engine::KernelModel int8 = hw->kernel_model.ForPrecision("int8");
+  EXPECT_DOUBLE_EQ(int8.matrix_efficiency, 0.7);
+  EXPECT_DOUBLE_EQ(int8.MatrixFixedSeconds(), 5e-6);  // not given: device's
+  const engine::KernelModel bf16 = hw->kernel_model.ForPrecision("bf16");
+  EXPECT_DOUBLE_EQ(bf16.matrix_efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(bf16.MatrixFixedSeconds(), 5e-6);
+
+  ExpectError(Replace(with, R"("matrix_efficiency": 0.7)",
+                      R"("matrix_efficency": 0.7)"),
+              "field 'kernel_model.matrix_by_precision.int8.matrix_efficency': "
+              "unknown field (known: matrix_efficiency, kernel_fixed_s)");
+  ExpectError(
+      Replace(with, R"("matrix_efficiency": 0.7)", R"("matrix_efficiency": 7)"),
+      "field 'kernel_model.matrix_by_precision.int8.matrix_efficiency': must "
+      "be in (0, 1]");
+  ExpectError(
+      Replace(with, R"({"matrix_efficiency": 0.7})", "0.7"),
+      "field 'kernel_model.matrix_by_precision.int8': must be an object");
+  ExpectError(
+      Replace(with, R"("int8": {)", R"("fp9": {)"),
+      "field 'kernel_model.matrix_by_precision.fp9': unknown precision");
+  ExpectError(
+      Replace(with, R"("kernel_fixed_s": 1.3e-5)", R"("kernel_fixed_s": -1)"),
+      "field 'kernel_model.matrix_by_precision.fp8.kernel_fixed_s': "
+      "must be a non-negative finite number");
+}
+
 TEST(HardwareJsonTest, LoadFileNamesTheFile) {
   absl::StatusOr<engine::Hardware> missing =
       engine::LoadHardwareFile("/nonexistent/dir/hw.json");

@@ -13,8 +13,9 @@ Run (Python 3 standard library + the zstd CLI):
   aiconfigurator_rows.py [--repo GITDIR] [--commit C] check
       decode the H100 TRT-LLM 1.3.0rc20 tables and compare with the h100-* aiconfigurator
       rows already in kernels.tsv (exit 1 on any mismatch)
-  aiconfigurator_rows.py [--repo GITDIR] [--commit C] rows SYSTEM HW VERSION
-      print kernels.tsv rows for SYSTEM (e.g. h200_sxm) under hw key HW (e.g. h200)
+  aiconfigurator_rows.py [--repo GITDIR] [--commit C] rows SYSTEM HW VERSION [fp8]
+      print kernels.tsv rows for SYSTEM (e.g. h200_sxm) under hw key HW (e.g. h200): bf16 GEMMs
+      and decode attention, or with fp8 the per-tensor fp8 GEMMs (the table's gemm_dtype "fp8")
 GITDIR defaults to /work/.mirror/ai-dynamo+aiconfigurator/repo, C to HEAD.
 Times in the tables are the `latency` column in milliseconds; rows here give seconds.
 """
@@ -267,6 +268,9 @@ VIDUR = [("qkv-4096tok", 4096, 12288, 4096), ("oproj-4096tok", 4096, 4096, 4096)
          ("gateup-4096tok", 4096, 22016, 4096), ("down-4096tok", 4096, 4096, 11008),
          ("qkv-1tok", 1, 12288, 4096), ("oproj-1tok", 1, 4096, 4096),
          ("gateup-1tok", 1, 22016, 4096), ("down-1tok", 1, 4096, 11008)]
+# fp8 GEMMs: the shapes above plus the decode-batch shapes of the fp8 serving rows (Llama-2-7B
+# at 56-1024 sequences in flight: m 64 and 1024 over n = k = 4096).
+FP8_EXTRA = [("gemm-64x4096x4096", 64, 4096, 4096), ("gemm-1024x4096x4096", 1024, 4096, 4096)]
 # Decode attention: (id suffix, batch, context); 32 q heads, 8 kv heads, head dim 128, bf16 KV.
 ATTN = [("decode-attn-bs1-ctx1024", 1, 1024), ("decode-attn-bs8-ctx16384", 8, 16384),
         ("decode-attn-bs32-ctx16384", 32, 16384)]
@@ -326,7 +330,9 @@ def check(repo, commit, kernels):
     """Compares the h100-* aiconfigurator rows of kernels.tsv with the decoded H100 tables."""
     _, gemm = table("h100_sxm", "gemm", "1.3.0rc20", repo, commit)
     _, attn = table("h100_sxm", "generation_attention", "1.3.0rc20", repo, commit)
-    shapes = {"h100-" + s: (m, n, k) for s, m, n, k in GEMMS}
+    shapes = {"h100-" + s: (m, n, k, "bfloat16") for s, m, n, k in GEMMS}
+    llama_qkv = [("llama2-" + s, m, n, k) for s, m, n, k in VIDUR if s.startswith("qkv")]
+    shapes.update({"h100-fp8-" + s: (m, n, k, "fp8") for s, m, n, k in GEMMS + llama_qkv + FP8_EXTRA})
     batches = {"h100-" + s: (b, c) for s, b, c in ATTN}
     bad = seen = 0
     for r in read_kernels(kernels):
@@ -337,8 +343,8 @@ def check(repo, commit, kernels):
         if "TFLOP/s)" in r["source"]:
             rate = r["source"].rsplit("(", 1)[1].split()[0]
         if r["id"] in shapes:
-            m, n, k = shapes[r["id"]]
-            t, hits = gemm_time(gemm, m, n, k)
+            m, n, k, dtype = shapes[r["id"]]
+            t, hits = gemm_time(gemm, m, n, k, dtype)
             work = 2.0 * m * n * k
         elif r["id"] in batches:
             b, c = batches[r["id"]]
@@ -359,7 +365,7 @@ def check(repo, commit, kernels):
         print("%-8s %-32s tsv %-12s table %.6g s (%d row%s)" % (
             "ok" if ok else "MISMATCH", r["id"], r["measured_s"], t or float("nan"), hits,
             "" if hits == 1 else "s"))
-    # The H100 fp8 figure (matrix_efficiency_by_precision fp8 0.628): fp8 GEMM 8192^3 1242.5 TFLOP/s.
+    # The H100 fp8 GEMM 8192^3 of anchors_2026.md 3.2: 1242.5 TFLOP/s.
     t8, hits = gemm_time(gemm, 8192, 8192, 8192, "fp8")
     ok = hits == 1 and close(t8, "8.849e-04") and abs(2 * 8192**3 / t8 / 1e12 - 1242.5) < 0.05
     bad += not ok
@@ -377,20 +383,27 @@ def attn_rows(rows, b, ctx):
             and r["attn_dtype"] == "bfloat16"]
 
 
-def emit_rows(system, hw, version, repo, commit):
+def emit_rows(system, hw, version, repo, commit, dtype="bf16"):
     gpath, gemm = table(system, "gemm", version, repo, commit)
-    apath, attn = table(system, "generation_attention", version, repo, commit)
     out = []
     # Llama-2-7B qkv shapes; oproj (4096^3, 1x4096x4096) repeats gemm-4096 / gemv-4096 and the
     # gate-up (n 22016) and down (k 11008) shapes are not in the table.
     extra = [("llama2-" + s, m, n, k) for s, m, n, k in VIDUR if s.startswith("qkv")]
+    if dtype == "fp8":
+        extra += FP8_EXTRA
+    prefix = hw + ("-fp8-" if dtype == "fp8" else "-")
     for s, m, n, k in GEMMS + extra:
-        t, hits = gemm_time(gemm, m, n, k)
+        t, hits = gemm_time(gemm, m, n, k, "fp8" if dtype == "fp8" else "bfloat16")
         if hits != 1:
-            print("# %s-%s: %d table rows, skipped" % (hw, s, hits), file=sys.stderr)
+            print("# %s%s: %d table rows, skipped" % (prefix, s, hits), file=sys.stderr)
             continue
-        out.append([hw + "-" + s, hw, "gemm", "bf16", m, n, k, "-", "-", "%.6g" % t,
+        out.append([prefix + s, hw, "gemm", dtype, m, n, k, "-", "-", "%.6g" % t,
                     source(gpath, repo, commit)])
+    if dtype == "fp8":
+        for r in out:
+            print("\t".join(str(x) for x in r))
+        return 0
+    apath, attn = table(system, "generation_attention", version, repo, commit)
     for s, b, c in ATTN:
         hit = attn_rows(attn, b, c)
         if len(hit) != 1:
@@ -419,6 +432,8 @@ def main(argv):
         return check(repo, commit, os.path.join(here, "kernels.tsv"))
     if argv[:1] == ["rows"] and len(argv) == 4:
         return emit_rows(argv[1], argv[2], argv[3], repo, commit)
+    if argv[:1] == ["rows"] and len(argv) == 5 and argv[4] == "fp8":
+        return emit_rows(argv[1], argv[2], argv[3], repo, commit, "fp8")
     if argv[:1] == ["dump"] and len(argv) >= 4:
         _, rows = table(argv[1], argv[2], argv[3], repo, commit)
         want = dict(a.split("=", 1) for a in argv[4:])

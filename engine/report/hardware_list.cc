@@ -1,6 +1,7 @@
 #include "engine/report/hardware_list.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -149,9 +150,17 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw) {
     m["kernel_fixed_s"] = k.kernel_fixed_s;
     m["memory_kernel_fixed_s"] = k.memory_kernel_fixed_s;
     m["matrix_overlap"] = k.matrix_overlap;
-    if (!k.matrix_efficiency_by_precision.empty()) {
-      m["matrix_efficiency_by_precision"] =
-          SortedObject(k.matrix_efficiency_by_precision);
+    if (!k.matrix_by_precision.empty()) {
+      std::map<std::string, MatrixPrecisionConstants> sorted(
+          k.matrix_by_precision.begin(), k.matrix_by_precision.end());
+      nlohmann::ordered_json by;
+      for (const auto& [precision, c] : sorted) {
+        nlohmann::ordered_json e = nlohmann::ordered_json::object();
+        if (c.matrix_efficiency) e["matrix_efficiency"] = *c.matrix_efficiency;
+        if (c.kernel_fixed_s) e["kernel_fixed_s"] = *c.kernel_fixed_s;
+        by[precision] = e;
+      }
+      m["matrix_by_precision"] = by;
     }
     m["attention_efficiency"] = k.attention_efficiency;
     if (k.vector_flops_per_s > 0)

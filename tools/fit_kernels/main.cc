@@ -27,6 +27,29 @@ int Fail(std::string_view message) {
   return 2;
 }
 
+void PrintFit(const ridgeline::engine::KernelFitResult& fit) {
+  namespace engine = ridgeline::engine;
+  engine::report::TextTable table;
+  table.headers = {"kernel", "measured", "fit", "error", "LOO pred", "LOO err"};
+  table.right_align = {false, true, true, true, true, true};
+  auto us = [](double s) { return fmt::format("{:.2f} us", s * 1e6); };
+  auto error = [](double predicted, double measured) {
+    return fmt::format("{:+.1f}%", 100 * (predicted / measured - 1));
+  };
+  for (const engine::KernelFitRow& r : fit.rows) {
+    table.rows.push_back({r.id, us(r.measured_s), us(r.predicted_s),
+                          error(r.predicted_s, r.measured_s),
+                          us(r.loo_predicted_s),
+                          error(r.loo_predicted_s, r.measured_s)});
+  }
+  fmt::print("{}", engine::report::RenderText(table, "  "));
+  fmt::print(
+      "  |error| median {:.1f}%, max {:.1f}%; leave-one-out median {:.1f}%, "
+      "max {:.1f}%\n",
+      100 * fit.median_abs_error, 100 * fit.max_abs_error,
+      100 * fit.loo_median_abs_error, 100 * fit.loo_max_abs_error);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -52,30 +75,11 @@ int main(int argc, char** argv) {
   for (const auto& [name, rows] : by_device) {
     absl::StatusOr<engine::Hardware> hw = engine::FindHardware(*catalog, name);
     if (!hw.ok()) return Fail(MessageOf(hw.status()));
-    absl::StatusOr<engine::KernelFitResult> fit =
-        engine::FitKernelModel(rows, *hw);
+    absl::StatusOr<engine::DeviceKernelFit> fit =
+        engine::FitDeviceKernels(rows, *hw);
     if (!fit.ok()) return Fail(MessageOf(fit.status()));
-    fmt::print("{} ({} rows)\n", hw->name, rows.size());
-    engine::report::TextTable table;
-    table.headers = {"kernel", "measured", "fit",
-                     "error",  "LOO pred", "LOO err"};
-    table.right_align = {false, true, true, true, true, true};
-    auto us = [](double s) { return fmt::format("{:.2f} us", s * 1e6); };
-    auto error = [](double predicted, double measured) {
-      return fmt::format("{:+.1f}%", 100 * (predicted / measured - 1));
-    };
-    for (const engine::KernelFitRow& r : fit->rows) {
-      table.rows.push_back({r.id, us(r.measured_s), us(r.predicted_s),
-                            error(r.predicted_s, r.measured_s),
-                            us(r.loo_predicted_s),
-                            error(r.loo_predicted_s, r.measured_s)});
-    }
-    fmt::print("{}", engine::report::RenderText(table, "  "));
-    fmt::print(
-        "  |error| median {:.1f}%, max {:.1f}%; leave-one-out median {:.1f}%, "
-        "max {:.1f}%\n",
-        100 * fit->median_abs_error, 100 * fit->max_abs_error,
-        100 * fit->loo_median_abs_error, 100 * fit->loo_max_abs_error);
+    fmt::print("{} ({} rows)\n", hw->name, fit->base.rows.size());
+    PrintFit(fit->base);
     const engine::KernelModel& m = fit->model;
     nlohmann::ordered_json j;
     j["compute_units"] = m.compute_units;
@@ -83,6 +87,16 @@ int main(int argc, char** argv) {
     j["memory_efficiency"] = std::round(m.memory_efficiency * 1000) / 1000;
     j["kernel_fixed_s"] = std::round(m.kernel_fixed_s * 1e8) / 1e8;
     j["matrix_overlap"] = std::round(m.matrix_overlap * 1000) / 1000;
+    for (const auto& [precision, vfit] : fit->by_precision) {
+      fmt::print("{} {} matrix kernels ({} rows, on the constants above)\n",
+                 hw->name, precision, vfit.rows.size());
+      PrintFit(vfit);
+      const engine::MatrixPrecisionConstants& c =
+          m.matrix_by_precision.at(precision);
+      j["matrix_by_precision"][precision] = {
+          {"matrix_efficiency", std::round(*c.matrix_efficiency * 1000) / 1000},
+          {"kernel_fixed_s", std::round(*c.kernel_fixed_s * 1e8) / 1e8}};
+    }
     fmt::print("  \"kernel_model\": {}\n\n", j.dump());
   }
   return 0;
