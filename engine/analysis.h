@@ -169,6 +169,9 @@ struct ParallelSummary {
   int64_t collectives = 0;              // collective layers inserted
   double collective_s = 0;              // their time in one inference
   std::vector<double> stage_latency_s;  // per stage, incl. its send
+  // The node each stage but the last ends after (the MLP row MatMul or MoE
+  // layer of the transformer layer before the send).
+  std::vector<int> pipeline_cut_nodes;
   // With M micro-batches: total = sum(stages) + (M - 1) x slowest stage;
   // bubble = (pp - 1) / (M + pp - 1).
   double pipeline_latency_s = 0;

@@ -434,8 +434,15 @@ absl::StatusOr<QuantizeResult> AnalyzeQuantized(
   const QuantizedPricer& pricer = *run->pricer;
   result.math_precision = run->math_precision;
   const AnalyzeOptions& after_options = run->options;
+  // The same layout: the quantized model keeps the stages of the one it is
+  // compared with (a balance by time could cut elsewhere).
+  ParallelOptions same_layout = parallel;
+  if (result.before.summary.parallel) {
+    same_layout.pipeline_cut_nodes =
+        result.before.summary.parallel->pipeline_cut_nodes;
+  }
   absl::StatusOr<Analysis> after =
-      AnalyzeSharded(graph, hardware, after_options, parallel);
+      AnalyzeSharded(graph, hardware, after_options, same_layout);
   if (!after.ok()) return after.status();
   result.after = *std::move(after);
 

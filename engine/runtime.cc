@@ -271,6 +271,29 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
                          "unknown weight precision (known: int8, int4)");
         }
       }
+    } else if (field == "weight_only_kernel_fixed_s") {
+      if (!v.is_object()) {
+        s = FieldError(origin, field,
+                       "must be an object of weight precision -> seconds");
+      } else {
+        for (const auto& [k, x] : v.items()) {
+          const std::string sub = fmt::format("{}.{}", field, k);
+          if (k != "int8" && k != "int4") {
+            s = FieldError(origin, sub,
+                           "unknown weight precision (known: int8, int4)");
+            break;
+          }
+          if (!x.is_number() || !std::isfinite(x.get<double>()) ||
+              x.get<double>() < 0 || x.get<double>() > kMaxSeconds) {
+            s = FieldError(origin, sub,
+                           fmt::format("must be a number of seconds in [0, "
+                                       "{}]",
+                                       kMaxSeconds));
+            break;
+          }
+          r.weight_only_kernel_fixed_s[k] = x.get<double>();
+        }
+      }
     } else if (field == "host_gemm") {
       s = ParseHostGemm(v, origin, field, &r.host_gemm);
     } else if (field == "prefill_chunk_tokens") {

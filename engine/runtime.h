@@ -92,6 +92,10 @@ struct Runtime {
   // fraction of the bandwidth a bf16 kernel reaches (dequantization in the
   // inner loop), by weight precision ("int8", "int4"); 1 when absent.
   absl::flat_hash_map<std::string, double> weight_only_bandwidth;
+  // Fixed device time of a weight-only quantized matrix kernel, by weight
+  // precision, in place of the device's matrix kernel fixed cost (the
+  // runtime's dequantizing GEMV/GEMM kernels); the device's when absent.
+  absl::flat_hash_map<std::string, double> weight_only_kernel_fixed_s;
   // Tensor parallel keeps the LM head whole on every GPU (gpt-fast's tp.py
   // shards attention and the MLPs only) instead of splitting it by
   // vocabulary with an all-gather of the logits (Megatron, vLLM,

@@ -200,6 +200,12 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
   if (!(flops > 0) && !(work.bytes > 0)) return t;  // no work, no kernel
   const KernelModel& m = p.model;
   double device = 0;
+  // The fixed device time: the matrix kernel's (a precision's, a runtime's
+  // weight-only kernel's), attention's, or a memory-bound kernel's.
+  double fixed_s = work.kind == KernelClass::kMatrix ? m.MatrixFixedSeconds()
+                   : work.kind == KernelClass::kAttention
+                       ? m.kernel_fixed_s
+                       : m.memory_kernel_fixed_s;
   switch (work.kind) {
     case KernelClass::kMatrix: {
       t.compute_efficiency = m.matrix_efficiency;
@@ -208,6 +214,10 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
       if (!p.weight_only.empty()) {
         auto it = r.weight_only_bandwidth.find(p.weight_only);
         if (it != r.weight_only_bandwidth.end()) weight_factor = it->second;
+        if (auto f = r.weight_only_kernel_fixed_s.find(p.weight_only);
+            f != r.weight_only_kernel_fixed_s.end() && work.weight_bytes > 0) {
+          fixed_s = f->second;
+        }
       }
       const double attainable = bw * m.memory_efficiency;
       const double weights = std::min(work.weight_bytes, work.bytes);
@@ -239,9 +249,7 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
       break;
     }
   }
-  device += work.kind == KernelClass::kMatrix      ? m.MatrixFixedSeconds()
-            : work.kind == KernelClass::kAttention ? m.kernel_fixed_s
-                                                   : m.memory_kernel_fixed_s;
+  device += fixed_s;
   t.latency_s = r.cuda_graphs ? device + r.kernel_gap_s
                               : std::max(device, r.kernel_launch_s);
   const double roof = std::max(t.t_compute_s, t.t_memory_s);

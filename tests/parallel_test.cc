@@ -458,7 +458,13 @@ TEST_F(Llama8bDecode, Int8WeightsOnEightGpusQuantizeEachShard) {
   // The latencies are one inference of the sharded model, before and after.
   EXPECT_DOUBLE_EQ(r->latency_before_s, r->before.summary.latency_s);
   EXPECT_DOUBLE_EQ(r->latency_s, r->after.summary.latency_s);
-  EXPECT_LT(r->latency_s, r->latency_before_s);
+  // On TensorRT-LLM an eighth of an 8B model's GEMVs is small: the int8
+  // weight-only kernel's 10.56 us fixed cost (the tensorrt profile's,
+  // fitted to aiconfigurator's A100 table, where a 1 x 512 x 4096 GEMV takes
+  // 7.3 us in bf16 and 18.4 us int8 weight-only) costs more than the halved
+  // weights save (a q_proj shard: 4,194,304 B -> 1.4 us in bf16 at
+  // 3.35 TB/s x 0.885, 0.7 us in int8), so the what-if is slower.
+  EXPECT_GT(r->latency_s, r->latency_before_s);
   // Per GPU, bf16: 1,463,685,120 parameters (WeightsPerGpuSumToTheModel) x
   // 2 B = 2,927,370,240 B. int8 by hand: replicated the embedding (128,256 x
   // 4,096 + 2 B x 128,256 scales = 525,593,088) and the norms (32 x 8,192 +

@@ -16,6 +16,9 @@ Run (Python 3 standard library + the zstd CLI):
   aiconfigurator_rows.py [--repo GITDIR] [--commit C] rows SYSTEM HW VERSION [fp8]
       print kernels.tsv rows for SYSTEM (e.g. h200_sxm) under hw key HW (e.g. h200): bf16 GEMMs
       and decode attention, or with fp8 the per-tensor fp8 GEMMs (the table's gemm_dtype "fp8")
+  aiconfigurator_rows.py [--repo GITDIR] [--commit C] weight-only SYSTEM VERSION HW.json
+      fit the fixed cost of TRT-LLM's weight-only int8/int4 GEMVs (the tensorrt profile's
+      weight_only_kernel_fixed_s) with the device's bandwidth and memory efficiency from HW.json
 GITDIR defaults to /work/.mirror/ai-dynamo+aiconfigurator/repo, C to HEAD.
 Times in the tables are the `latency` column in milliseconds; rows here give seconds.
 """
@@ -419,6 +422,34 @@ def emit_rows(system, hw, version, repo, commit, dtype="bf16"):
     return 0
 
 
+def weight_only(system, version, hw_file, repo, commit):
+    """The fixed device time of TRT-LLM's weight-only GEMV kernels (m = 1, n and k >= 4096), with
+    the weights streamed at the device's bf16 efficiency: the kernel model's matrix time at m = 1,
+    bytes / (BW x e_mem) + fixed (engine/timing.h; the compute term is far below it), solved for
+    the one fixed cost that minimizes the squared log error. Prints it for bf16 too (a check
+    against the device's fitted kernel_fixed_s) and the error of each fit."""
+    import json
+    import math
+    with open(hw_file) as f:
+        hw = json.load(f)
+    bw = hw["memory_bandwidth_bytes_per_s"] * hw["kernel_model"]["memory_efficiency"]
+    _, gemm = table(system, "gemm", version, repo, commit)
+    for dtype, elem in (("bfloat16", 2.0), ("int8_wo", 1.0), ("int4_wo", 0.5)):
+        rows = [(r["n"] * r["k"] * elem + (r["n"] + r["k"]) * 2, r["latency"] / 1e3)
+                for r in gemm if r["m"] == 1 and r["gemm_dtype"] == dtype
+                and r["n"] >= 4096 and r["k"] >= 4096]
+        if not rows:
+            print("%s: no rows" % dtype)
+            continue
+        def loss(fixed):
+            return sum(math.log((b / bw + fixed) / t) ** 2 for b, t in rows)
+        fixed = min((loss(i * 1e-8), i * 1e-8) for i in range(3000))[1]
+        errors = sorted(abs((b / bw + fixed) / t - 1) for b, t in rows)
+        print("%-8s %3d rows  fixed %.2f us  |error| median %.1f%% max %.1f%%" % (
+            dtype, len(rows), fixed * 1e6, 100 * errors[len(errors) // 2], 100 * errors[-1]))
+    return 0
+
+
 def main(argv):
     repo, commit = REPO, "HEAD"
     while argv and argv[0] in ("--repo", "--commit"):
@@ -434,6 +465,8 @@ def main(argv):
         return emit_rows(argv[1], argv[2], argv[3], repo, commit)
     if argv[:1] == ["rows"] and len(argv) == 5 and argv[4] == "fp8":
         return emit_rows(argv[1], argv[2], argv[3], repo, commit, "fp8")
+    if argv[:1] == ["weight-only"] and len(argv) == 4:
+        return weight_only(argv[1], argv[2], argv[3], repo, commit)
     if argv[:1] == ["dump"] and len(argv) >= 4:
         _, rows = table(argv[1], argv[2], argv[3], repo, commit)
         want = dict(a.split("=", 1) for a in argv[4:])

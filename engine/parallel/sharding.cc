@@ -655,6 +655,7 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
     struct Cut {
       int kernel = -1;
       int layer = -1;
+      int node = -1;        // the transformer layer's MLP row / MoE node
       double before_s = 0;  // time of the kernels up to and with it
       double message_bytes = 0;
     };
@@ -685,7 +686,7 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
         if (!row_end && !reduce_end) continue;
         const LayerResult& row = reduce_end ? out.layers[li - 1] : l;
         cuts.push_back(
-            {static_cast<int>(k), li, cumulative[k],
+            {static_cast<int>(k), li, row.node, cumulative[k],
              before[layer_of[row.node]].bytes_written * split.dense});
       }
     }
@@ -697,18 +698,37 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
           "{} transformer layers",
           pp, pp - 1, attention_blocks));
     }
+    const std::vector<int>& given = options.pipeline_cut_nodes;
+    if (!given.empty() && static_cast<int>(given.size()) != pp - 1) {
+      return absl::InvalidArgumentError(
+          fmt::format("--pp {} needs {} stage cuts; {} were given", pp, pp - 1,
+                      given.size()));
+    }
     std::vector<Insert> sends;
     size_t from = 0;
     for (int s = 1; s < pp; ++s) {
       const double target = total * s / pp;
       const size_t last = cuts.size() - static_cast<size_t>(pp - 1 - s);
       size_t best = from;
-      for (size_t c = from; c < last; ++c) {
+      if (!given.empty()) {
+        best = cuts.size();
+        for (size_t c = from; c < last; ++c) {
+          if (cuts[c].node == given[s - 1]) best = c;
+        }
+        if (best == cuts.size()) {
+          return absl::InvalidArgumentError(fmt::format(
+              "stage cut {} of --pp {}: node {} ends no transformer layer in "
+              "order",
+              s, pp, given[s - 1]));
+        }
+      }
+      for (size_t c = from; c < last && given.empty(); ++c) {
         if (std::abs(cuts[c].before_s - target) <
             std::abs(cuts[best].before_s - target)) {
           best = c;
         }
       }
+      ps.pipeline_cut_nodes.push_back(cuts[best].node);
       const int g = hw.interconnect.gpus_per_node;
       Insert in;
       in.after_layer = cuts[best].layer;

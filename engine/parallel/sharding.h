@@ -56,6 +56,11 @@ struct ParallelOptions {
   // Expert parallel (--ep): the experts of every MoE layer divided over ep
   // GPUs, the rest of the model data-parallel on them; tp must be 1.
   int ep = 1;
+  // With pp > 1: the graph nodes (a transformer layer's MLP row MatMul or
+  // MoE layer) the stages end after, as an earlier analysis chose them
+  // (ParallelSummary::pipeline_cut_nodes); empty = cut where the time is
+  // balanced. A what-if keeps the partition it compares against.
+  std::vector<int> pipeline_cut_nodes;
   int gpus() const { return tp * pp * ep; }
 };
 
