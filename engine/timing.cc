@@ -133,13 +133,15 @@ Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
   return p;
 }
 
-double TileWaveEfficiency(const GemmShape& gemm, int compute_units) {
+double TileWaveEfficiency(const GemmShape& gemm, int compute_units,
+                          bool tensor_tiles) {
   if (!(gemm.batch > 0) || !(gemm.m > 0) || !(gemm.n > 0)) return 1;
   const double tm = TileEdge(gemm.m);
   const double tn = TileEdge(gemm.n);
   const double rows = std::ceil(gemm.m / tm);
   const double cols = std::ceil(gemm.n / tn);
-  const double q_tile = (gemm.m * gemm.n) / (rows * tm * cols * tn);
+  const double q_tile =
+      tensor_tiles ? (gemm.m * gemm.n) / (rows * tm * cols * tn) : 1.0;
   if (compute_units <= 0) return q_tile;
   const double units = compute_units;
   const double tiles = gemm.batch * rows * cols;
@@ -226,7 +228,11 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
       const double matrix_peak = p.peak_flops_per_s * m.matrix_efficiency;
       const double vector_s = work.other_flops / p.vector_flops_per_s;
       t.t_compute_s = work.matrix_flops / matrix_peak + vector_s;
-      t.tile_wave_efficiency = TileWaveEfficiency(work.gemm, m.compute_units);
+      // Matrix work at a peak no higher than the vector units' runs on them
+      // (fp32 without TF32): no MMA tiles to pad.
+      t.tile_wave_efficiency =
+          TileWaveEfficiency(work.gemm, m.compute_units,
+                             p.peak_flops_per_s > p.vector_flops_per_s);
       const double compute_s =
           work.matrix_flops / (matrix_peak * t.tile_wave_efficiency) + vector_s;
       device = Overlap(compute_s, t.t_memory_s, m.matrix_overlap);

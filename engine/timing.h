@@ -122,8 +122,12 @@ Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
                     double flops_per_mac, const PricingOverrides& overrides);
 
 // The tile and wave quantization factor of a GEMM on `compute_units` SMs
-// (1 when the shape or the unit count is unknown).
-double TileWaveEfficiency(const GemmShape& gemm, int compute_units);
+// (1 when the shape or the unit count is unknown). `tensor_tiles`: the
+// matrix units' MMA tiles pad m and n; false for matrix work on the vector
+// units (an fp32 GEMM without TF32: a GEMV computes its one row, not 16),
+// which keeps the wave term only.
+double TileWaveEfficiency(const GemmShape& gemm, int compute_units,
+                          bool tensor_tiles = true);
 
 KernelTime TimeKernel(const KernelWork& work, const Pricing& pricing);
 

@@ -233,6 +233,35 @@ TEST(TileWave, LargeGemmLosesOnlyTheLastWave) {
   EXPECT_DOUBLE_EQ(TileWaveEfficiency({0, 0, 0, 0}, 132), 1.0);
 }
 
+TEST(TimeKernel, Fp32GemvOnTheVectorUnitsIsMemoryBound) {
+  // A 1 x 4096 x 4096 fp32 GEMV with the matrix peak at the vector peak
+  // (1e12 x 0.5 = 5e11 FLOP/s attainable), 108 units: 33,554,432 FLOPs /
+  // (5e11 x 96 / 108) = 75.5 us of compute; 67,141,632 B at 1e11 x 0.5 =
+  // 1342.8 us of memory: memory-bound. With 16-row MMA tiles the compute
+  // would be 16 x 75.5 = 1208 us, nearly the memory time.
+  Pricing p = RoundPricing();
+  p.vector_flops_per_s = p.peak_flops_per_s;
+  p.model.compute_units = 108;
+  KernelWork w;
+  w.kind = KernelClass::kMatrix;
+  w.gemm = {1, 1, 4096, 4096};
+  w.matrix_flops = 2.0 * 4096 * 4096;
+  w.bytes = (4096.0 * 4096 + 2 * 4096) * 4;
+  w.weight_bytes = 4096.0 * 4096 * 4;
+  const KernelTime t = TimeKernel(w, p);
+  EXPECT_NEAR(t.tile_wave_efficiency, 96.0 / 108, 1e-12);
+  // 1342.83 us + 1 us fixed + 1 us gap (overlap 1: compute hidden).
+  EXPECT_NEAR(t.latency_s, 1344.83e-6, 0.01e-6);
+  EXPECT_EQ(t.regime, Regime::kMemory);
+}
+
+TEST(TileWave, VectorUnitGemvPadsNoTile) {
+  // The same GEMV on the vector units (fp32 without TF32): no 16-row tile,
+  // q_tile 1; the wave term stays: 96 blocks of 108 -> 96 / 108.
+  EXPECT_NEAR(TileWaveEfficiency({1, 1, 4096, 4096}, 108, false), 96.0 / 108,
+              1e-12);
+}
+
 TEST(Runtime, CatalogHasTheFiveProfilesWithSources) {
   absl::StatusOr<std::vector<Runtime>> all = zoo::RuntimeCatalog();
   ASSERT_TRUE(all.ok()) << all.status();
