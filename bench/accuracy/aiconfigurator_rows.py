@@ -16,6 +16,9 @@ Run (Python 3 standard library + the zstd CLI):
   aiconfigurator_rows.py [--repo GITDIR] [--commit C] rows SYSTEM HW VERSION [fp8]
       print kernels.tsv rows for SYSTEM (e.g. h200_sxm) under hw key HW (e.g. h200): bf16 GEMMs
       and decode attention, or with fp8 the per-tensor fp8 GEMMs (the table's gemm_dtype "fp8")
+  aiconfigurator_rows.py [--repo GITDIR] [--commit C] grid SYSTEM HW VERSION bf16|fp8
+      every GEMM of the table at that type with n, k >= 1024 as kernels.tsv rows (a header
+      first), for `fit_kernels --check`: the committed constants against the whole table
   aiconfigurator_rows.py [--repo GITDIR] [--commit C] weight-only SYSTEM VERSION HW.json
       fit the fixed cost of TRT-LLM's weight-only int8/int4 GEMVs (the tensorrt profile's
       weight_only_kernel_fixed_s) with the device's bandwidth and memory efficiency from HW.json
@@ -422,6 +425,22 @@ def emit_rows(system, hw, version, repo, commit, dtype="bf16"):
     return 0
 
 
+def emit_grid(system, hw, version, dtype, repo, commit):
+    """Every GEMM of the table at `dtype` (bf16 or fp8) with n and k >= 1024, as kernels.tsv rows:
+    the whole-table check of `fit_kernels --check` (the constants were fitted to a dozen rows)."""
+    gpath, gemm = table(system, "gemm", version, repo, commit)
+    want = "fp8" if dtype == "fp8" else "bfloat16"
+    src = "aiconfigurator %s %s gemm table, whole-table check" % (system, version)
+    print("id\thw\tkind\tprecision\tm\tn\tk\tflops\tbytes\tmeasured_s\tsource")
+    for r in gemm:
+        if r["gemm_dtype"] != want or r["n"] < 1024 or r["k"] < 1024:
+            continue
+        print("\t".join(str(x) for x in [
+            "%s-grid-%s-%dx%dx%d" % (hw, dtype, r["m"], r["n"], r["k"]), hw, "gemm", dtype,
+            r["m"], r["n"], r["k"], "-", "-", "%.6g" % (r["latency"] / 1e3), src]))
+    return 0
+
+
 def weight_only(system, version, hw_file, repo, commit):
     """The fixed device time of TRT-LLM's weight-only GEMV kernels (m = 1, n and k >= 4096), with
     the weights streamed at the device's bf16 efficiency: the kernel model's matrix time at m = 1,
@@ -465,6 +484,8 @@ def main(argv):
         return emit_rows(argv[1], argv[2], argv[3], repo, commit)
     if argv[:1] == ["rows"] and len(argv) == 5 and argv[4] == "fp8":
         return emit_rows(argv[1], argv[2], argv[3], repo, commit, "fp8")
+    if argv[:1] == ["grid"] and len(argv) == 5 and argv[4] in ("bf16", "fp8"):
+        return emit_grid(argv[1], argv[2], argv[3], argv[4], repo, commit)
     if argv[:1] == ["weight-only"] and len(argv) == 4:
         return weight_only(argv[1], argv[2], argv[3], repo, commit)
     if argv[:1] == ["dump"] and len(argv) >= 4:

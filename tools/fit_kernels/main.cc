@@ -9,10 +9,12 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/hardware.h"
 #include "engine/kernel_fit.h"
+#include "engine/rank_stats.h"
 #include "engine/report/text_table.h"
 #include "fmt/format.h"
 #include "fmt/ostream.h"
@@ -50,25 +52,103 @@ void PrintFit(const ridgeline::engine::KernelFitResult& fit) {
       100 * fit.loo_median_abs_error, 100 * fit.loo_max_abs_error);
 }
 
+// --check: the committed constants (the catalog's) against every row of a
+// table, by device, precision and m range; nothing is fitted.
+int Check(const std::vector<ridgeline::engine::KernelSample>& samples,
+          const std::vector<ridgeline::engine::Hardware>& catalog) {
+  namespace engine = ridgeline::engine;
+  struct Key {
+    std::string hw, precision;
+    int bucket;
+    bool operator<(const Key& o) const {
+      return std::tie(hw, precision, bucket) <
+             std::tie(o.hw, o.precision, o.bucket);
+    }
+  };
+  static constexpr double kEdges[] = {1, 16, 128, 512, 2048};
+  static constexpr const char* kNames[] = {
+      "m = 1",      "m 2-16",   "m 17-128", "m 129-512",
+      "m 513-2048", "m > 2048", "attention"};
+  std::map<Key, std::vector<double>> errors;
+  std::map<std::pair<std::string, std::string>, std::vector<double>> all;
+  for (const engine::KernelSample& s : samples) {
+    absl::StatusOr<engine::Hardware> hw = engine::FindHardware(catalog, s.hw);
+    if (!hw.ok()) return Fail(ridgeline::MessageOf(hw.status()));
+    if (!hw->PeakFlops(s.precision).ok()) {
+      return Fail(
+          fmt::format("{}: {} lists no {} peak", s.id, hw->name, s.precision));
+    }
+    const double e =
+        engine::PredictKernel(s, *hw, hw->kernel_model) / s.measured_s - 1;
+    int bucket = 0;
+    while (bucket < 5 && s.work.gemm.m > kEdges[bucket]) ++bucket;
+    if (s.work.kind != engine::KernelClass::kMatrix) bucket = 6;
+    errors[{hw->key, s.precision, bucket}].push_back(e);
+    all[{hw->key, s.precision}].push_back(e);
+  }
+  engine::report::TextTable table;
+  table.headers = {"device",         "precision",  "rows",      "median error",
+                   "median |error|", "within 10%", "within 20%"};
+  table.right_align = {false, false, true, true, true, true, true};
+  auto add = [&](std::string device, std::string precision,
+                 const std::vector<double>& e) {
+    std::vector<double> magnitude;
+    int within10 = 0, within20 = 0;
+    for (double x : e) {
+      magnitude.push_back(std::abs(x));
+      within10 += std::abs(x) <= 0.10;
+      within20 += std::abs(x) <= 0.20;
+    }
+    const double n = static_cast<double>(e.size());
+    table.rows.push_back(
+        {std::move(device), std::move(precision), fmt::format("{}", e.size()),
+         fmt::format("{:+.1f}%", 100 * engine::Quantile(e, 0.5).value_or(0)),
+         fmt::format("{:.1f}%",
+                     100 * engine::Quantile(magnitude, 0.5).value_or(0)),
+         fmt::format("{:.0f}%", 100 * within10 / n),
+         fmt::format("{:.0f}%", 100 * within20 / n)});
+  };
+  for (const auto& [device, e] : all) {
+    add(device.first, device.second, e);
+    for (const auto& [key, be] : errors) {
+      if (key.hw == device.first && key.precision == device.second) {
+        add("", fmt::format("  {}", kNames[key.bucket]), be);
+      }
+    }
+  }
+  fmt::print(
+      "Committed kernel constants against every row (predicted / measured - "
+      "1; nothing fitted):\n{}",
+      engine::report::RenderText(table, "  "));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   namespace engine = ridgeline::engine;
   using ridgeline::MessageOf;
-  if (argc != 2 || std::string_view(argv[1]) == "--help") {
-    fmt::print(std::cerr, "usage: fit_kernels KERNELS.tsv\n");
+  const bool check = argc == 3 && std::string_view(argv[1]) == "--check";
+  if ((argc != 2 && !check) || std::string_view(argv[1]) == "--help") {
+    fmt::print(std::cerr,
+               "usage: fit_kernels KERNELS.tsv        fit and print the "
+               "constants\n"
+               "       fit_kernels --check TABLE.tsv  the committed constants "
+               "against every row\n");
     return argc == 2 ? 0 : 1;
   }
-  std::ifstream in(argv[1], std::ios::binary);
-  if (!in) return Fail(fmt::format("{}: cannot open", argv[1]));
+  const char* path = argv[argc - 1];
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Fail(fmt::format("{}: cannot open", path));
   std::ostringstream text;
   text << in.rdbuf();
   absl::StatusOr<std::vector<engine::KernelSample>> samples =
-      engine::ParseKernelSamples(text.str(), argv[1]);
+      engine::ParseKernelSamples(text.str(), path);
   if (!samples.ok()) return Fail(MessageOf(samples.status()));
   absl::StatusOr<std::vector<engine::Hardware>> catalog =
       ridgeline::zoo::HardwareCatalog();
   if (!catalog.ok()) return Fail(MessageOf(catalog.status()));
+  if (check) return Check(*samples, *catalog);
 
   std::map<std::string, std::vector<engine::KernelSample>> by_device;
   for (const engine::KernelSample& s : *samples) by_device[s.hw].push_back(s);
