@@ -95,16 +95,19 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
   const TensorPricer& price = pricer != nullptr ? *pricer : default_pricer;
   const Assumptions& a = unfused.assumptions;
 
-  // Tensor parallel: every kernel is one GPU's; pipeline stages and expert
-  // parallelism are not fused.
+  // Tensor parallel: every kernel is one GPU's share (node_shares).
+  // Pipeline parallel: every node runs whole on its stage, one stage after
+  // the other in one inference; no group spans a stage's send (a collective
+  // like the all-reduces). Expert parallelism is not fused: a fused group
+  // would need each expert GPU's share of its routed tokens.
   std::span<const NodeShare> shares;
   FusionResult result;
   if (const std::optional<ParallelSummary>& p = unfused.summary.parallel) {
-    if (p->pp > 1 || p->ep > 1) {
+    if (p->ep > 1) {
       return absl::InvalidArgumentError(fmt::format(
-          "the fusion what-if is sharded with --tp only, not with --pp ({}) "
-          "or --ep ({})",
-          p->pp, p->ep));
+          "the fusion what-if is sharded with --tp and --pp, not with --ep "
+          "({})",
+          p->ep));
     }
     if (p->tp > 1 && p->node_shares.size() != graph.nodes().size()) {
       return absl::InvalidArgumentError(

@@ -545,7 +545,7 @@ TEST(RuntimeFusionTensorParallel, ShardingRefusesAPlanAcrossACollective) {
   EXPECT_TRUE(ShardAnalysis(g, *std::move(planned), {.tp = 2}).ok());
 }
 
-TEST(FusionTensorParallelCli, TpFusesAndPpIsRefused) {
+TEST(FusionTensorParallelCli, TpAndPpFuseEpIsRefused) {
   using cli_testing::RunCli;
   const std::vector<std::string> base = {
       "--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision", "bf16"};
@@ -575,14 +575,35 @@ TEST(FusionTensorParallelCli, TpFusesAndPpIsRefused) {
   ASSERT_EQ(plain.code, 0) << plain.err;
   EXPECT_EQ(plain.out, tp1.out);
   EXPECT_FALSE(nlohmann::json::parse(tp1.out)["fusion"].contains("gpus"));
-  // Pipeline and expert parallel are not fused: a usage error naming them.
-  r = run({"--pp", "2", "--fuse", "all"});
+  // Pipeline parallel: the nodes run whole, one stage after the other, so
+  // fusion saves what it saves unsharded, less any group the stage's send
+  // cuts; the send keeps its time; the result is one inference on 2 GPUs.
+  // (Eager: the default runtime fuses already and the what-if saves 0.)
+  r = run(
+      {"--pp", "2", "--fuse", "all", "--runtime", "eager", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json piped = nlohmann::json::parse(r.out);
+  r = run({"--fuse", "all", "--runtime", "eager", "--format", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json whole = nlohmann::json::parse(r.out)["fusion"];
+  EXPECT_EQ(piped["fusion"]["gpus"], 2);
+  EXPECT_DOUBLE_EQ(piped["fusion"]["latency_unfused_s"].get<double>(),
+                   piped["summary"]["latency_s"].get<double>());
+  const double saved_piped =
+      piped["fusion"]["latency_unfused_s"].get<double>() -
+      piped["fusion"]["latency_s"].get<double>();
+  const double saved_whole = whole["latency_unfused_s"].get<double>() -
+                             whole["latency_s"].get<double>();
+  EXPECT_GT(saved_piped, 0.9 * saved_whole);
+  EXPECT_LE(saved_piped, saved_whole * (1 + 1e-9));
+  r = run({"--pp", "2", "--what-if"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  // Expert parallel is not fused (each GPU's share of the routed tokens).
+  r = run({"--ep", "2", "--fuse", "all"});
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(cli_testing::Contains(
-      r.err, "with --pp or --ep, the what-ifs are --weights and --kv-cache"))
+      r.err, "with --ep, the what-ifs are --weights and --kv-cache"))
       << r.err;
-  r = run({"--pp", "2", "--what-if"});
-  EXPECT_EQ(r.code, 1);
   // Weight quantization is sharded over the pipeline's stages.
   r = run({"--pp", "2", "--weights", "int8", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;

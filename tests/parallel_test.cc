@@ -984,7 +984,7 @@ TEST(ParallelCli, WeightWhatIfsWithTensorParallel) {
                    j["summary"]["latency_s"].get<double>());
   for (const char* bad :
        {"--tp 2 --activations int8", "--pp 2 --activations int8",
-        "--ep 2 --what-if", "--pp 2 --fuse all"}) {
+        "--ep 2 --what-if", "--ep 2 --fuse all"}) {
     r = RunAnalyze(std::string("--zoo llama-3.1-8b-decode --hw h100 ") + bad);
     EXPECT_EQ(r.code, 1) << bad;
   }

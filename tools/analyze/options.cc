@@ -392,7 +392,8 @@ constexpr Flag kFlags[] = {
     {"--fuse", "KINDS",
      "fusion what-if: none|epilogue|elementwise|attention|all (comma "
      "combinations); json adds \"groups\", \"layers\" stay unfused; with "
-     "--tp, one GPU's kernels, no group across an all-reduce",
+     "--tp, one GPU's kernels; with --tp/--pp no group across an all-reduce "
+     "or a stage's send",
      ApplyFuse},
     {"--weights", "P", "quantization what-if: weights at int8|int4|fp8|fp16",
      [](Options& o, std::string_view v) {
@@ -629,11 +630,10 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
         "quantization what-ifs; not yet with --whole-model, --sweep (use "
         "--sweep tp=LIST for tensor parallel) or --measured");
   }
-  if ((o.parallel.pp > 1 || o.parallel.ep > 1) &&
-      (o.what_if || !o.fuse.empty())) {
+  if (o.parallel.ep > 1 && (o.what_if || !o.fuse.empty())) {
     return absl::InvalidArgumentError(
-        "with --pp or --ep, the what-ifs are --weights and --kv-cache: the "
-        "fusion what-if and the --what-if table are sharded with --tp only");
+        "with --ep, the what-ifs are --weights and --kv-cache: the fusion "
+        "what-if and the --what-if table are sharded with --tp and --pp");
   }
   if (o.parallel.gpus() > 1 && !o.activations.empty()) {
     return absl::InvalidArgumentError(
