@@ -154,18 +154,24 @@ TEST(TimeKernel, LaunchBoundKernelWithoutGraphs) {
   EXPECT_EQ(t.regime, Regime::kMemory);
 }
 
-TEST(TimeKernel, WeightOnlyKernelsStreamWeightsSlower) {
-  // 1e6 B of weights + 1e3 B activations; int4 factor 0.5: weights at
-  // 1e11 * 0.5 * 0.5 = 40 us, activations 0.02 us.
-  Pricing p = RoundPricing();
-  p.runtime.weight_only_bandwidth["int4"] = 0.5;
-  p.weight_only = "int4";
+// A matrix kernel with 1e6 B of weights, 1e3 B of activations, 2e6 FLOPs.
+KernelWork WeightedMatrixKernel() {
   KernelWork w;
   w.kind = KernelClass::kMatrix;
   w.bytes = 1e6 + 1e3;
   w.weight_bytes = 1e6;
   w.matrix_flops = 2e6;
-  EXPECT_NEAR(TimeKernel(w, p).t_memory_s, 40.02e-6, 1e-12);
+  return w;
+}
+
+TEST(TimeKernel, WeightOnlyKernelsStreamWeightsSlower) {
+  // int4 factor 0.5: weights at 1e11 * 0.5 * 0.5 = 40 us, activations
+  // 0.02 us.
+  Pricing p = RoundPricing();
+  p.runtime.weight_only_bandwidth["int4"] = 0.5;
+  p.weight_only = "int4";
+  EXPECT_NEAR(TimeKernel(WeightedMatrixKernel(), p).t_memory_s, 40.02e-6,
+              1e-12);
 }
 
 TEST(TimeKernel, WeightOnlyKernelsPayTheRuntimesFixedCost) {
@@ -176,11 +182,7 @@ TEST(TimeKernel, WeightOnlyKernelsPayTheRuntimesFixedCost) {
   Pricing p = RoundPricing();
   p.runtime.weight_only_kernel_fixed_s["int8"] = 9e-6;
   p.weight_only = "int8";
-  KernelWork w;
-  w.kind = KernelClass::kMatrix;
-  w.bytes = 1e6 + 1e3;
-  w.weight_bytes = 1e6;
-  w.matrix_flops = 2e6;
+  KernelWork w = WeightedMatrixKernel();
   EXPECT_NEAR(TimeKernel(w, p).latency_s, 30.02e-6, 1e-12);
   // An activation x activation product (no weights) keeps the device's
   // 1 us: 20.02 us + 1 us + 1 us.
