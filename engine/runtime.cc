@@ -7,6 +7,7 @@
 
 #include "engine/json_fields.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "nlohmann/json.hpp"
 
 namespace ridgeline::engine {
@@ -37,19 +38,43 @@ absl::StatusOr<bool> Bool(const Json& v, std::string_view origin,
   return v.get<bool>();
 }
 
-absl::Status FractionMap(const Json& v, std::string_view origin,
-                         std::string_view field,
-                         absl::flat_hash_map<std::string, double>* out) {
+// An object of numbers in [0, max] (or (0, max] when `positive`).
+absl::Status NumberMap(const Json& v, std::string_view origin,
+                       std::string_view field, double max, bool positive,
+                       absl::flat_hash_map<std::string, double>* out) {
   if (!v.is_object()) return FieldError(origin, field, "must be an object");
   for (const auto& [k, x] : v.items()) {
     absl::StatusOr<double> f =
-        Number(x, origin, fmt::format("{}.{}", field, k), 1);
+        Number(x, origin, fmt::format("{}.{}", field, k), max);
     if (!f.ok()) return f.status();
-    if (*f <= 0) {
+    if (positive && *f <= 0) {
       return FieldError(origin, fmt::format("{}.{}", field, k),
-                        "must be in (0, 1]");
+                        fmt::format("must be in (0, {}]", max));
     }
     (*out)[k] = *f;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status FractionMap(const Json& v, std::string_view origin,
+                         std::string_view field,
+                         absl::flat_hash_map<std::string, double>* out) {
+  return NumberMap(v, origin, field, 1, /*positive=*/true, out);
+}
+
+// The first key of a parsed map that is not `known`: "unknown weight
+// precision (known: int8, int4)".
+absl::Status KnownKeys(const absl::flat_hash_map<std::string, double>& map,
+                       std::string_view origin, std::string_view field,
+                       std::string_view what,
+                       std::initializer_list<std::string_view> known) {
+  for (const auto& [k, x] : map) {
+    (void)x;
+    if (std::find(known.begin(), known.end(), k) == known.end()) {
+      return FieldError(
+          origin, fmt::format("{}.{}", field, k),
+          fmt::format("unknown {} (known: {})", what, fmt::join(known, ", ")));
+    }
   }
   return absl::OkStatus();
 }
@@ -253,46 +278,22 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
       r.per_inference_s = x;
     } else if (field == "memory_efficiency_by_class") {
       s = FractionMap(v, origin, field, &r.memory_efficiency_by_class);
-      for (const auto& [k, x] : r.memory_efficiency_by_class) {
-        (void)x;
-        if (s.ok() && k != "elementwise" && k != "reduction" &&
-            k != "movement") {
-          s = FieldError(origin, fmt::format("{}.{}", field, k),
-                         "unknown class (known: elementwise, reduction, "
-                         "movement)");
-        }
+      if (s.ok()) {
+        s = KnownKeys(r.memory_efficiency_by_class, origin, field, "class",
+                      {"elementwise", "reduction", "movement"});
       }
     } else if (field == "weight_only_bandwidth") {
       s = FractionMap(v, origin, field, &r.weight_only_bandwidth);
-      for (const auto& [k, x] : r.weight_only_bandwidth) {
-        (void)x;
-        if (s.ok() && k != "int8" && k != "int4") {
-          s = FieldError(origin, fmt::format("{}.{}", field, k),
-                         "unknown weight precision (known: int8, int4)");
-        }
+      if (s.ok()) {
+        s = KnownKeys(r.weight_only_bandwidth, origin, field,
+                      "weight precision", {"int8", "int4"});
       }
     } else if (field == "weight_only_kernel_fixed_s") {
-      if (!v.is_object()) {
-        s = FieldError(origin, field,
-                       "must be an object of weight precision -> seconds");
-      } else {
-        for (const auto& [k, x] : v.items()) {
-          const std::string sub = fmt::format("{}.{}", field, k);
-          if (k != "int8" && k != "int4") {
-            s = FieldError(origin, sub,
-                           "unknown weight precision (known: int8, int4)");
-            break;
-          }
-          if (!x.is_number() || !std::isfinite(x.get<double>()) ||
-              x.get<double>() < 0 || x.get<double>() > kMaxSeconds) {
-            s = FieldError(origin, sub,
-                           fmt::format("must be a number of seconds in [0, "
-                                       "{}]",
-                                       kMaxSeconds));
-            break;
-          }
-          r.weight_only_kernel_fixed_s[k] = x.get<double>();
-        }
+      s = NumberMap(v, origin, field, kMaxSeconds, /*positive=*/false,
+                    &r.weight_only_kernel_fixed_s);
+      if (s.ok()) {
+        s = KnownKeys(r.weight_only_kernel_fixed_s, origin, field,
+                      "weight precision", {"int8", "int4"});
       }
     } else if (field == "host_gemm") {
       s = ParseHostGemm(v, origin, field, &r.host_gemm);

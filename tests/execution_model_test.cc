@@ -336,8 +336,16 @@ TEST(Runtime, BadProfilesNameTheFileAndField) {
                         "weight precision (known: int8, int4)"));
   EXPECT_THAT(ProfileError(R"({"key":"x","name":"X",
       "weight_only_kernel_fixed_s":{"int8":-1}})"),
-              HasSubstr("field 'weight_only_kernel_fixed_s.int8': must be a "
-                        "number of seconds"));
+              HasSubstr("field 'weight_only_kernel_fixed_s.int8': must be in "
+                        "[0, 1] (got -1)"));
+  EXPECT_THAT(ProfileError(R"({"key":"x","name":"X",
+      "memory_efficiency_by_class":{"moves":1}})"),
+              HasSubstr("field 'memory_efficiency_by_class.moves': unknown "
+                        "class (known: elementwise, reduction, movement)"));
+  EXPECT_THAT(ProfileError(R"({"key":"x","name":"X",
+      "weight_only_bandwidth":{"int8":0}})"),
+              HasSubstr("field 'weight_only_bandwidth.int8': must be in (0, "
+                        "1]"));
   EXPECT_THAT(ProfileError(R"({"key":"x","name":"X",
       "weight_only_kernel_fixed_s":1e-5})"),
               HasSubstr("weight_only_kernel_fixed_s': must be an object"));
