@@ -721,11 +721,12 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
               "order",
               s, pp, given[s - 1]));
         }
-      }
-      for (size_t c = from; c < last && given.empty(); ++c) {
-        if (std::abs(cuts[c].before_s - target) <
-            std::abs(cuts[best].before_s - target)) {
-          best = c;
+      } else {
+        for (size_t c = from; c < last; ++c) {
+          if (std::abs(cuts[c].before_s - target) <
+              std::abs(cuts[best].before_s - target)) {
+            best = c;
+          }
         }
       }
       ps.pipeline_cut_nodes.push_back(cuts[best].node);
