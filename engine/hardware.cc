@@ -126,16 +126,17 @@ absl::Status ParseMatrixByPrecision(
     if (!entry.is_object()) {
       return FieldError(origin, field,
                         "must be an object (matrix_efficiency, "
-                        "kernel_fixed_s)");
+                        "kernel_fixed_s, wave_quantization)");
     }
     MatrixPrecisionConstants c;
     for (const auto& [name, value] : entry.items()) {
       const std::string sub = fmt::format("{}.{}", field, name);
       const bool efficiency = name == "matrix_efficiency";
-      if (!efficiency && name != "kernel_fixed_s") {
+      const bool waves = name == "wave_quantization";
+      if (!efficiency && !waves && name != "kernel_fixed_s") {
         return FieldError(origin, sub,
                           "unknown field (known: matrix_efficiency, "
-                          "kernel_fixed_s)");
+                          "kernel_fixed_s, wave_quantization)");
       }
       absl::StatusOr<double> v =
           NumberValue(value, origin, sub, /*allow_zero=*/!efficiency);
@@ -143,6 +144,9 @@ absl::Status ParseMatrixByPrecision(
       if (efficiency) {
         if (*v > 1) return FieldError(origin, sub, "must be in (0, 1]");
         c.matrix_efficiency = *v;
+      } else if (waves) {
+        if (*v > 1) return FieldError(origin, sub, "must be in [0, 1]");
+        c.wave_quantization = *v;
       } else {
         c.kernel_fixed_s = *v;
       }
@@ -173,6 +177,7 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
       {"memory_kernel_fixed_s", &out->memory_kernel_fixed_s, false},
       {"matrix_overlap", &out->matrix_overlap, true},
       {"attention_efficiency", &out->attention_efficiency, true},
+      {"wave_quantization", &out->wave_quantization, false},
       {"vector_flops_per_s", &out->vector_flops_per_s, false},
   };
   for (const auto& [name, value] : it->items()) {
@@ -199,7 +204,7 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
           origin, field,
           "unknown field (known: compute_units, matrix_efficiency, "
           "memory_efficiency, matrix_by_precision, kernel_fixed_s, "
-          "memory_kernel_fixed_s, matrix_overlap, "
+          "memory_kernel_fixed_s, matrix_overlap, wave_quantization, "
           "attention_efficiency, vector_flops_per_s, source)");
     }
     absl::StatusOr<double> v =
@@ -207,6 +212,9 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
     if (!v.ok()) return v.status();
     if (f->fraction && !(*v > 0 && *v <= 1)) {
       return FieldError(origin, field, "must be in (0, 1]");
+    }
+    if (f->value == &out->wave_quantization && !(*v >= 0 && *v <= 1)) {
+      return FieldError(origin, field, "must be in [0, 1]");
     }
     *f->value = *v;
   }
@@ -320,6 +328,9 @@ KernelModel KernelModel::ForPrecision(std::string_view peak_precision) const {
   }
   if (it->second.kernel_fixed_s) {
     m.matrix_kernel_fixed_s = *it->second.kernel_fixed_s;
+  }
+  if (it->second.wave_quantization) {
+    m.wave_quantization = *it->second.wave_quantization;
   }
   return m;
 }

@@ -19,6 +19,7 @@ namespace ridgeline::engine {
 struct MatrixPrecisionConstants {
   std::optional<double> matrix_efficiency;
   std::optional<double> kernel_fixed_s;
+  std::optional<double> wave_quantization;
 };
 
 // Constants of the kernel timing model (engine/timing.h) for one device:
@@ -41,6 +42,12 @@ struct KernelModel {
   // Share of the smaller of compute and memory time hidden under the larger
   // in a matrix kernel (1 = perfect overlap, a plain max).
   double matrix_overlap = 0.8;
+  // Exponent on the wave term of a matrix kernel's tile/wave efficiency
+  // (TileWaveEfficiency): 1 = a partial last wave of thread blocks costs a
+  // whole wave, 0 = the GEMM library's scheduling hides it (persistent,
+  // stream-K kernels), in between = part of it shows. Tile padding is kept
+  // either way.
+  double wave_quantization = 1;
   // Fraction of the matrix peak a fused (flash) attention kernel reaches.
   double attention_efficiency = 0.5;
   // Fixed device time of a matrix kernel when it differs from
@@ -54,7 +61,8 @@ struct KernelModel {
   std::string source;
 
   // This model with the matrix constants of `peak_precision` ("bf16",
-  // "fp8", ...) applied: matrix_efficiency and matrix_kernel_fixed_s.
+  // "fp8", ...) applied: matrix_efficiency, matrix_kernel_fixed_s and
+  // wave_quantization.
   KernelModel ForPrecision(std::string_view peak_precision) const;
   // Fixed device time of a matrix kernel.
   double MatrixFixedSeconds() const {

@@ -105,8 +105,11 @@ KernelModel Fit(const std::vector<KernelSample>& samples, const Hardware& hw,
         start.memory_efficiency = e;
         start.kernel_fixed_s = fixed;
       } else {
-        // Starts in (matrix efficiency, fixed cost) of the precision.
-        start.matrix_by_precision[variant] = {e - 0.2, 2 * fixed};
+        // Starts in (matrix efficiency, fixed cost) of the precision; its
+        // wave_quantization, if the file gives one, is held.
+        MatrixPrecisionConstants& c = start.matrix_by_precision[variant];
+        c.matrix_efficiency = e - 0.2;
+        c.kernel_fixed_s = 2 * fixed;
       }
       const KernelModel m = Descend(samples, hw, start, skip, variant);
       const double l = Loss(samples, hw, m, skip);
@@ -258,7 +261,17 @@ absl::StatusOr<DeviceKernelFit> FitDeviceKernels(
   if (!fit.ok()) return fit.status();
   out.base = *std::move(fit);
   out.model = out.base.model;
+  // Each precision is fitted on the base constants, holding what the file
+  // gives it beyond the two fitted ones (its wave_quantization).
   out.model.matrix_by_precision.clear();
+  for (const auto& [precision, rows] : variants) {
+    auto held = hardware.kernel_model.matrix_by_precision.find(precision);
+    if (held != hardware.kernel_model.matrix_by_precision.end() &&
+        held->second.wave_quantization) {
+      out.model.matrix_by_precision[precision].wave_quantization =
+          held->second.wave_quantization;
+    }
+  }
   Hardware on_base = hardware;
   on_base.kernel_model = out.model;
   for (const auto& [precision, rows] : variants) {

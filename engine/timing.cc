@@ -134,7 +134,7 @@ Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
 }
 
 double TileWaveEfficiency(const GemmShape& gemm, int compute_units,
-                          bool tensor_tiles) {
+                          bool tensor_tiles, double wave_quantization) {
   if (!(gemm.batch > 0) || !(gemm.m > 0) || !(gemm.n > 0)) return 1;
   const double tm = TileEdge(gemm.m);
   const double tn = TileEdge(gemm.n);
@@ -154,7 +154,9 @@ double TileWaveEfficiency(const GemmShape& gemm, int compute_units,
   }
   const double blocks = tiles * splits;
   const double waves = std::ceil(blocks / units);
-  return q_tile * blocks / (waves * units);
+  const double q_wave = blocks / (waves * units);
+  if (wave_quantization >= 1) return q_tile * q_wave;
+  return q_tile * std::pow(q_wave, std::max(0.0, wave_quantization));
 }
 
 KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
@@ -230,9 +232,9 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
       t.t_compute_s = work.matrix_flops / matrix_peak + vector_s;
       // Matrix work at a peak no higher than the vector units' runs on them
       // (fp32 without TF32): no MMA tiles to pad.
-      t.tile_wave_efficiency =
-          TileWaveEfficiency(work.gemm, m.compute_units,
-                             p.peak_flops_per_s > p.vector_flops_per_s);
+      t.tile_wave_efficiency = TileWaveEfficiency(
+          work.gemm, m.compute_units, p.peak_flops_per_s > p.vector_flops_per_s,
+          m.wave_quantization);
       const double compute_s =
           work.matrix_flops / (matrix_peak * t.tile_wave_efficiency) + vector_s;
       device = Overlap(compute_s, t.t_memory_s, m.matrix_overlap);

@@ -125,9 +125,11 @@ Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
 // (1 when the shape or the unit count is unknown). `tensor_tiles`: the
 // matrix units' MMA tiles pad m and n; false for matrix work on the vector
 // units (an fp32 GEMM without TF32: a GEMV computes its one row, not 16),
-// which keeps the wave term only.
+// which keeps the wave term only. `wave_quantization` is the exponent on
+// the wave term (KernelModel::wave_quantization: 1 whole, 0 none).
 double TileWaveEfficiency(const GemmShape& gemm, int compute_units,
-                          bool tensor_tiles = true);
+                          bool tensor_tiles = true,
+                          double wave_quantization = 1);
 
 KernelTime TimeKernel(const KernelWork& work, const Pricing& pricing);
 

@@ -199,6 +199,40 @@ TEST(HardwareJsonTest, ErrorsNameTheFileAndTheField) {
       "must be a whole number of GPUs >= 1 and <= 1000000");
 }
 
+// kernel_model.wave_quantization: an exponent in [0, 1], 1 when not given.
+TEST(HardwareJsonTest, WaveQuantizationIsAnExponentInZeroToOne) {
+  const std::string with = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",
+                                   R"("dispatch_tax_s": 1e-5,
+         "kernel_model": {"compute_units": 132, "wave_quantization": 0},)");
+  absl::StatusOr<engine::Hardware> hw =
+      engine::ParseHardwareJson(with, "good.json");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  EXPECT_DOUBLE_EQ(hw->kernel_model.wave_quantization, 0);
+  // A precision's own exponent replaces the device's for its GEMMs only.
+  const std::string by_precision = Replace(with, R"("wave_quantization": 0})",
+                                           R"("wave_quantization": 0,
+           "matrix_by_precision": {"fp8": {"wave_quantization": 1}}})");
+  absl::StatusOr<engine::Hardware> fp8 =
+      engine::ParseHardwareJson(by_precision, "good.json");
+  ASSERT_TRUE(fp8.ok()) << fp8.status();
+  EXPECT_DOUBLE_EQ(fp8->kernel_model.ForPrecision("fp8").wave_quantization, 1);
+  EXPECT_DOUBLE_EQ(fp8->kernel_model.ForPrecision("bf16").wave_quantization, 0);
+  ExpectError(Replace(by_precision, R"({"wave_quantization": 1})",
+                      R"({"wave_quantization": 2})"),
+              "field 'kernel_model.matrix_by_precision.fp8.wave_quantization': "
+              "must be in [0, 1]");
+  absl::StatusOr<engine::Hardware> plain =
+      engine::ParseHardwareJson(kGood, "good.json");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_DOUBLE_EQ(plain->kernel_model.wave_quantization, 1);
+  ExpectError(
+      Replace(with, R"("wave_quantization": 0)", R"("wave_quantization": 1.5)"),
+      "field 'kernel_model.wave_quantization': must be in [0, 1]");
+  ExpectError(Replace(with, R"("wave_quantization": 0)",
+                      R"("wave_quantization": -0.5)"),
+              "kernel_model.wave_quantization");
+}
+
 // kernel_model.matrix_by_precision: a precision's GEMM constants replace the
 // device's for matrix kernels at that peak only; attention keeps the device's
 // fixed cost.
@@ -226,7 +260,8 @@ TEST(HardwareJsonTest, MatrixConstantsByPrecision) {
   ExpectError(Replace(with, R"("matrix_efficiency": 0.7)",
                       R"("matrix_efficency": 0.7)"),
               "field 'kernel_model.matrix_by_precision.int8.matrix_efficency': "
-              "unknown field (known: matrix_efficiency, kernel_fixed_s)");
+              "unknown field (known: matrix_efficiency, kernel_fixed_s, "
+              "wave_quantization)");
   ExpectError(
       Replace(with, R"("matrix_efficiency": 0.7)", R"("matrix_efficiency": 7)"),
       "field 'kernel_model.matrix_by_precision.int8.matrix_efficiency': must "

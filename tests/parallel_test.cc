@@ -463,7 +463,7 @@ TEST_F(Llama8bDecode, Int8WeightsOnEightGpusQuantizeEachShard) {
   // fitted to aiconfigurator's A100 table, where a 1 x 512 x 4096 GEMV takes
   // 7.3 us in bf16 and 18.4 us int8 weight-only) costs more than the halved
   // weights save (a q_proj shard: 4,194,304 B -> 1.4 us in bf16 at
-  // 3.35 TB/s x 0.885, 0.7 us in int8), so the what-if is slower.
+  // 3.35 TB/s x 0.886, 0.7 us in int8), so the what-if is slower.
   EXPECT_GT(r->latency_s, r->latency_before_s);
   // Per GPU, bf16: 1,463,685,120 parameters (WeightsPerGpuSumToTheModel) x
   // 2 B = 2,927,370,240 B. int8 by hand: replicated the embedding (128,256 x

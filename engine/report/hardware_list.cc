@@ -150,6 +150,7 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw) {
     m["kernel_fixed_s"] = k.kernel_fixed_s;
     m["memory_kernel_fixed_s"] = k.memory_kernel_fixed_s;
     m["matrix_overlap"] = k.matrix_overlap;
+    m["wave_quantization"] = k.wave_quantization;
     if (!k.matrix_by_precision.empty()) {
       std::map<std::string, MatrixPrecisionConstants> sorted(
           k.matrix_by_precision.begin(), k.matrix_by_precision.end());
@@ -158,6 +159,7 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw) {
         nlohmann::ordered_json e = nlohmann::ordered_json::object();
         if (c.matrix_efficiency) e["matrix_efficiency"] = *c.matrix_efficiency;
         if (c.kernel_fixed_s) e["kernel_fixed_s"] = *c.kernel_fixed_s;
+        if (c.wave_quantization) e["wave_quantization"] = *c.wave_quantization;
         by[precision] = e;
       }
       m["matrix_by_precision"] = by;

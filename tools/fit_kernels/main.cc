@@ -167,6 +167,7 @@ int main(int argc, char** argv) {
     j["memory_efficiency"] = std::round(m.memory_efficiency * 1000) / 1000;
     j["kernel_fixed_s"] = std::round(m.kernel_fixed_s * 1e8) / 1e8;
     j["matrix_overlap"] = std::round(m.matrix_overlap * 1000) / 1000;
+    j["wave_quantization"] = m.wave_quantization;
     for (const auto& [precision, vfit] : fit->by_precision) {
       fmt::print("{} {} matrix kernels ({} rows, on the constants above)\n",
                  hw->name, precision, vfit.rows.size());
@@ -176,6 +177,10 @@ int main(int argc, char** argv) {
       j["matrix_by_precision"][precision] = {
           {"matrix_efficiency", std::round(*c.matrix_efficiency * 1000) / 1000},
           {"kernel_fixed_s", std::round(*c.kernel_fixed_s * 1e8) / 1e8}};
+      if (c.wave_quantization) {
+        j["matrix_by_precision"][precision]["wave_quantization"] =
+            *c.wave_quantization;
+      }
     }
     fmt::print("  \"kernel_model\": {}\n\n", j.dump());
   }
