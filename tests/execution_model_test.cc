@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "engine/hardware.h"
@@ -716,7 +717,14 @@ class KernelFitTest : public ::testing::Test {
 // The H200's rows are its own (aiconfigurator h200_sxm TRT-LLM 1.3.0rc20
 // tables, decoded by bench/accuracy/aiconfigurator_rows.py), not the H100's.
 TEST_F(KernelFitTest, CommittedConstantsAreTheFitAndPredictUnseenKernels) {
-  for (const char* name : {"a100", "h100", "h200"}) {
+  // Leave-one-out bound of the base fit: 10%, the B200's 16% (its GEMMs are
+  // less regular: 4096^3 at 54% of the bf16 peak, 8192^3 at 66%; its
+  // leave-one-out median is 14.8%, its in-sample 5.7%).
+  for (const auto& [name, loo_bound] :
+       {std::pair<const char*, double>{"a100", 0.10},
+        {"h100", 0.10},
+        {"h200", 0.10},
+        {"b200", 0.16}}) {
     SCOPED_TRACE(name);
     const Hardware hw = *FindHardware(catalog_, name);
     const std::vector<KernelSample> rows = For(name);
@@ -732,7 +740,7 @@ TEST_F(KernelFitTest, CommittedConstantsAreTheFitAndPredictUnseenKernels) {
     EXPECT_NEAR(fit->model.kernel_fixed_s, m.kernel_fixed_s, 0.2e-6);
     EXPECT_NEAR(fit->model.matrix_overlap, m.matrix_overlap, 0.02);
     // Leave-one-out: each row predicted by constants fitted without it.
-    EXPECT_LT(fit->base.loo_median_abs_error, 0.10) << name;
+    EXPECT_LT(fit->base.loo_median_abs_error, loo_bound) << name;
     EXPECT_LT(fit->base.median_abs_error, 0.08) << name;
     // Each other precision's GEMM constants are their rows' fit too.
     EXPECT_EQ(fit->model.matrix_by_precision.size(),
