@@ -196,12 +196,15 @@ struct FusionResult {
   // as they are (no saving).
   int64_t runtime_fused_groups = 0;
   double flops_per_mac = 2;  // the FLOP convention of `flops`
-  // Tensor parallel (the analysis sharded with --tp): the GPUs; groups,
-  // FLOPs, bytes and kernels are then one GPU's, the latencies one inference
-  // of the whole sharded model with its collectives (collective_s, their
-  // time, unchanged by fusion).
+  // Sharded (the analysis sharded with --tp/--pp/--ep): the GPUs and the
+  // layout; groups, FLOPs, bytes and kernels are then one GPU's (the
+  // busiest one's under --ep), the latencies one inference of the whole
+  // sharded model with its collectives (collective_s, their time, unchanged
+  // by fusion).
   int gpus = 1;
   int tp = 1;
+  int pp = 1;
+  int ep = 1;
   double collective_s = 0;
 };
 

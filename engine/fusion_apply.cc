@@ -98,24 +98,22 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
   // Tensor parallel: every kernel is one GPU's share (node_shares).
   // Pipeline parallel: every node runs whole on its stage, one stage after
   // the other in one inference; no group spans a stage's send (a collective
-  // like the all-reduces). Expert parallelism is not fused: a fused group
-  // would need each expert GPU's share of its routed tokens.
+  // like the all-reduces). Expert parallel: every layer is the busiest GPU's
+  // share (its requests, or a MoE layer's routed rows and touched experts)
+  // and no group spans a dispatch or combine all-to-all.
   std::span<const NodeShare> shares;
   FusionResult result;
   if (const std::optional<ParallelSummary>& p = unfused.summary.parallel) {
-    if (p->ep > 1) {
-      return absl::InvalidArgumentError(fmt::format(
-          "the fusion what-if is sharded with --tp and --pp, not with --ep "
-          "({})",
-          p->ep));
-    }
-    if (p->tp > 1 && p->node_shares.size() != graph.nodes().size()) {
+    if ((p->tp > 1 || p->ep > 1) &&
+        p->node_shares.size() != graph.nodes().size()) {
       return absl::InvalidArgumentError(
           "the tensor-parallel analysis is of another graph");
     }
     shares = p->node_shares;
     result.gpus = p->gpus;
     result.tp = p->tp;
+    result.pp = p->pp;
+    result.ep = p->ep;
     result.collective_s = p->collective_s;
   }
   std::vector<int> layer_of(graph.nodes().size(), -1);

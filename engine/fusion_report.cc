@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/report/text.h"
@@ -32,12 +33,25 @@ std::string RenderFusionText(const FusionResult& result,
       FusionKindsName(result.kinds), result.groups.size(),
       result.flops_per_mac);
   if (result.gpus > 1) {
+    std::string layout;
+    for (const auto& [what, n] : {std::pair{"tensor parallel", result.tp},
+                                  {"pipeline", result.pp},
+                                  {"expert parallel", result.ep}}) {
+      if (n > 1)
+        layout += fmt::format("{}{} {}", layout.empty() ? "" : ", ", what, n);
+    }
+    const std::string whose =
+        result.tp > 1 || result.ep > 1
+            ? std::string("groups, FLOPs, bytes and kernels are one GPU's") +
+                  (result.ep > 1 ? " (the busiest one's: its requests, its "
+                                   "routed rows)"
+                                 : "")
+            : std::string("every node runs whole on its stage's GPU");
     out += fmt::format(
-        "one inference sharded over {} GPUs (tensor parallel {}): groups, "
-        "FLOPs, bytes and kernels are one GPU's; the latencies include the "
-        "collectives ({}), which fusion leaves as they are, and no group spans "
-        "one\n",
-        result.gpus, result.tp, report::FormatSeconds(result.collective_s));
+        "one inference sharded over {} GPUs ({}): {}; the latencies include "
+        "the collectives ({}), which fusion leaves as they are, and no group "
+        "spans one\n",
+        result.gpus, layout, whose, report::FormatSeconds(result.collective_s));
   }
   std::vector<size_t> order(result.groups.size());
   std::iota(order.begin(), order.end(), 0);
@@ -198,10 +212,13 @@ nlohmann::ordered_json FusionSummaryJson(const FusionResult& result) {
       {"skipped_groups", result.skipped_groups},
       {"speedup", result.speedup},
   };
-  // Sharded (--tp): the per-GPU convention and the collectives' time.
+  // Sharded (--tp/--pp/--ep): the per-GPU convention and the collectives'
+  // time.
   if (result.gpus > 1) {
     j["gpus"] = result.gpus;
     j["tp"] = result.tp;
+    j["pp"] = result.pp;
+    j["ep"] = result.ep;
     j["collective_s"] = result.collective_s;
   }
   return j;

@@ -545,7 +545,7 @@ TEST(RuntimeFusionTensorParallel, ShardingRefusesAPlanAcrossACollective) {
   EXPECT_TRUE(ShardAnalysis(g, *std::move(planned), {.tp = 2}).ok());
 }
 
-TEST(FusionTensorParallelCli, TpAndPpFuseEpIsRefused) {
+TEST(FusionTensorParallelCli, TpAndPpFuse) {
   using cli_testing::RunCli;
   const std::vector<std::string> base = {
       "--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision", "bf16"};
@@ -598,12 +598,6 @@ TEST(FusionTensorParallelCli, TpAndPpFuseEpIsRefused) {
   EXPECT_LE(saved_piped, saved_whole * (1 + 1e-9));
   r = run({"--pp", "2", "--what-if"});
   EXPECT_EQ(r.code, 0) << r.err;
-  // Expert parallel is not fused (each GPU's share of the routed tokens).
-  r = run({"--ep", "2", "--fuse", "all"});
-  EXPECT_EQ(r.code, 1);
-  EXPECT_TRUE(cli_testing::Contains(
-      r.err, "with --ep, the what-ifs are --weights and --kv-cache"))
-      << r.err;
   // Weight quantization is sharded over the pipeline's stages.
   r = run({"--pp", "2", "--weights", "int8", "--format", "json"});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -617,6 +611,57 @@ TEST(FusionTensorParallelCli, TpAndPpFuseEpIsRefused) {
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(cli_testing::Contains(r.err, "--activations is not sharded"))
       << r.err;
+}
+
+// Expert parallel: every layer is the busiest GPU's share and no group spans
+// a dispatch or combine all-to-all. Mixtral-8x7B decode, batch 8 over 8 GPUs,
+// PyTorch eager (so the what-if has kernels to fuse), by hand for the first
+// layer's output projection with its residual Add as the epilogue: each GPU
+// serves ceil(8 / 8) = 1 request, so it reads the whole 4096 x 4096 bf16
+// weight (33,554,432 B), one row of the attention output and one of the
+// residual (4096 x 2 B = 8,192 B each): 33,570,816 B; it writes one row,
+// 8,192 B; FLOPs 2 x 4096 x 4096 + 4096 (the Add) = 33,558,528.
+TEST(FusionExpertParallelCli, GroupsAreTheBusiestGpusShare) {
+  using cli_testing::RunCli;
+  const std::vector<std::string> base = {"--zoo",       "mixtral-8x7b-decode",
+                                         "--hw",        "h100",
+                                         "--precision", "bf16",
+                                         "--batch",     "8",
+                                         "--ep",        "8",
+                                         "--runtime",   "eager"};
+  std::vector<std::string> fused = base;
+  fused.insert(fused.end(), {"--fuse", "all", "--format", "json"});
+  const cli_testing::Result r = RunCli(fused);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& f = j["fusion"];
+  EXPECT_EQ(f["gpus"], 8);
+  EXPECT_EQ(f["ep"], 8);
+  EXPECT_EQ(f["tp"], 1);
+  EXPECT_DOUBLE_EQ(f["latency_unfused_s"].get<double>(),
+                   j["summary"]["latency_s"].get<double>());
+  EXPECT_LT(f["latency_s"].get<double>(), f["latency_unfused_s"].get<double>());
+  EXPECT_LT(f["kernels"].get<int>(), f["kernels_unfused"].get<int>());
+  bool found = false;
+  for (const nlohmann::json& g : j["groups"]) {
+    // The MoE layer sits between its dispatch and its combine: alone.
+    for (const nlohmann::json& op : g["ops"]) {
+      EXPECT_EQ(op.get<std::string>().find("MoE"), std::string::npos)
+          << g["name"];
+    }
+    if (g["name"] == "epilogue:/layers.0/self_attn/o_proj/MatMul") {
+      found = true;
+      EXPECT_DOUBLE_EQ(g["bytes_read"].get<double>(), 33570816.0);
+      EXPECT_DOUBLE_EQ(g["bytes_written"].get<double>(), 8192.0);
+      EXPECT_DOUBLE_EQ(g["flops"].get<double>(), 33558528.0);
+    }
+  }
+  EXPECT_TRUE(found);
+  // The --what-if table runs with --ep too.
+  std::vector<std::string> table = base;
+  table.push_back("--what-if");
+  const cli_testing::Result w = RunCli(table);
+  EXPECT_EQ(w.code, 0) << w.err;
 }
 
 }  // namespace

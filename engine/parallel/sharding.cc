@@ -599,6 +599,33 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
       ps.node_shares[n] = ShareOf(role[n], tp);
     }
   }
+  // Expert parallel (tp is 1): the GPU's requests on every other layer, its
+  // routed rows and touched experts on a MoE layer (as ScaleCost scales
+  // them); the dispatch all-to-all follows the producers of a MoE layer's
+  // activations, the combine follows the layer.
+  if (ep > 1) {
+    ps.node_shares.resize(graph.nodes().size());
+    for (size_t n = 0; n < role.size(); ++n) {
+      NodeShare& share = ps.node_shares[n];
+      if (role[n] == Role::kDataParallel) {
+        share = {.activations_read = split.dense,
+                 .weights_read = 1,
+                 .written = split.dense};
+      }
+    }
+    for (const MoeLayer& m : moe) {
+      const MoeShard& shard = split.moe.at(m.node);
+      ps.node_shares[m.node] = {.activations_read = shard.rows,
+                                .weights_read = shard.weights,
+                                .written = shard.rows,
+                                .collective_after = true};
+      for (int t : graph.node(m.node).inputs) {
+        if (t < 0 || graph.IsWeight(graph.tensor(t))) continue;
+        const int producer = graph.tensor(t).producer;
+        if (producer >= 0) ps.node_shares[producer].collective_after = true;
+      }
+    }
+  }
   // Two all-reduces per transformer layer, the logits' all-gather.
   std::vector<Insert> inserts;
   auto add = [&](int node, CollectiveOp op, int gpus) {

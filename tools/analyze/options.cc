@@ -392,8 +392,8 @@ constexpr Flag kFlags[] = {
     {"--fuse", "KINDS",
      "fusion what-if: none|epilogue|elementwise|attention|all (comma "
      "combinations); json adds \"groups\", \"layers\" stay unfused; with "
-     "--tp, one GPU's kernels; with --tp/--pp no group across an all-reduce "
-     "or a stage's send",
+     "--tp/--ep, one GPU's kernels (--ep: the busiest GPU's); no group across "
+     "an all-reduce, a stage's send or an expert all-to-all",
      ApplyFuse},
     {"--weights", "P", "quantization what-if: weights at int8|int4|fp8|fp16",
      [](Options& o, std::string_view v) {
@@ -629,11 +629,6 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
         "--tp/--pp/--ep work with the per-layer report, --serve and the "
         "quantization what-ifs; not yet with --whole-model, --sweep (use "
         "--sweep tp=LIST for tensor parallel) or --measured");
-  }
-  if (o.parallel.ep > 1 && (o.what_if || !o.fuse.empty())) {
-    return absl::InvalidArgumentError(
-        "with --ep, the what-ifs are --weights and --kv-cache: the fusion "
-        "what-if and the --what-if table are sharded with --tp and --pp");
   }
   if (o.parallel.gpus() > 1 && !o.activations.empty()) {
     return absl::InvalidArgumentError(
