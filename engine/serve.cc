@@ -235,6 +235,12 @@ absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
         p->steps.front(), in.options.runtime, &*p->step_structure);
     if (!step_barriers.ok()) return step_barriers.status();
     p->step_barriers = *std::move(step_barriers);
+    // Expert parallel (tp 1): the kernels are planned around the
+    // all-to-alls instead.
+    if (in.parallel.ep > 1) {
+      p->prefill_barriers = ExpertParallelBarriers(*in.prefill);
+      p->step_barriers = ExpertParallelBarriers(p->steps.front());
+    }
   }
   return absl::OkStatus();
 }
@@ -455,7 +461,8 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
     return s;
   }
   absl::StatusOr<Phases> phases =
-      AnalyzePhases(in, p, "", /*lean=*/false, /*tp_plan=*/in.parallel.tp > 1);
+      AnalyzePhases(in, p, "", /*lean=*/false,
+                    /*tp_plan=*/in.parallel.tp > 1 || in.parallel.ep > 1);
   if (!phases.ok()) return phases.status();
   return Combine(in, p, &*phases, /*consume=*/true);
 }

@@ -465,6 +465,27 @@ absl::StatusOr<std::vector<int>> CollectiveBarriers(
   return barriers;
 }
 
+std::vector<int> ExpertParallelBarriers(const graph::Graph& graph) {
+  std::vector<int> barriers;
+  for (const MoeLayer& m : FindMoeLayers(graph)) {
+    const graph::Node& node = graph.node(m.node);
+    for (int t : node.outputs) {
+      if (t >= 0) barriers.push_back(t);
+    }
+    for (int t : node.inputs) {
+      if (t < 0 || graph.IsWeight(graph.tensor(t))) continue;
+      const int producer = graph.tensor(t).producer;
+      if (producer < 0) continue;
+      for (int out : graph.node(producer).outputs) {
+        if (out >= 0) barriers.push_back(out);
+      }
+    }
+  }
+  std::sort(barriers.begin(), barriers.end());
+  barriers.erase(std::unique(barriers.begin(), barriers.end()), barriers.end());
+  return barriers;
+}
+
 absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
                                        Analysis analysis,
                                        const ParallelOptions& options,
@@ -889,6 +910,8 @@ absl::StatusOr<Analysis> AnalyzeSharded(const graph::Graph& graph,
         CollectiveBarriers(graph, options.runtime, &*structure);
     if (!barriers.ok()) return barriers.status();
     planned.fusion_barriers = *std::move(barriers);
+  } else if (parallel.ep > 1) {
+    planned.fusion_barriers = ExpertParallelBarriers(graph);
   }
   absl::StatusOr<Analysis> a = Analyze(graph, hardware, planned);
   if (!a.ok()) return a;

@@ -94,6 +94,14 @@ absl::StatusOr<std::vector<int>> CollectiveBarriers(
     const graph::Graph& graph, const Runtime* runtime,
     const ShardingStructure* structure = nullptr);
 
+// The tensors the all-to-alls of expert parallelism sit on: the outputs of
+// each MoE layer (combine) and of the producers of its activation inputs
+// (dispatch; weights excluded). Analyze with them as
+// AnalyzeOptions::fusion_barriers before sharding over ep > 1 GPUs: no
+// kernel can run across an all-to-all (a MoE layer's residual Add is not
+// its epilogue). ShardAnalysis marks the same nodes collective_after.
+std::vector<int> ExpertParallelBarriers(const graph::Graph& graph);
+
 // Errors (input errors): tp, pp, ep or microbatches < 1; tp not dividing
 // the heads or KV heads (both named), an MLP's width or the experts' width;
 // ep not dividing a MoE layer's experts, ep > 1 with tp > 1 or on a graph
@@ -109,8 +117,9 @@ absl::StatusOr<Analysis> ShardAnalysis(
     const ParallelOptions& options,
     const ShardingStructure* structure = nullptr);
 
-// Analyze(graph, hardware, options) with the layout's CollectiveBarriers,
-// sharded by ShardAnalysis when `parallel` spans more than one GPU.
+// Analyze(graph, hardware, options) with the layout's CollectiveBarriers
+// (tp > 1) or ExpertParallelBarriers (ep > 1), sharded by ShardAnalysis when
+// `parallel` spans more than one GPU.
 absl::StatusOr<Analysis> AnalyzeSharded(const graph::Graph& graph,
                                         const Hardware& hardware,
                                         const AnalyzeOptions& options,
