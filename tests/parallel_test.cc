@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -17,6 +18,7 @@
 
 #include "engine/analysis.h"
 #include "engine/fusion.h"
+#include "engine/moe.h"
 #include "engine/parallel/collectives.h"
 #include "engine/parallel/sharding.h"
 #include "engine/parallel/transformer_blocks.h"
@@ -628,6 +630,54 @@ graph::Graph* MixtralGraphs::prefill_ = nullptr;
 
 constexpr double kExpertBytes = 352321536;  // bf16
 constexpr double kExpertParams = 176160768;
+
+// The all-to-alls' barriers: each MoE layer's output and the outputs of
+// the nodes producing its activation inputs (the router's and the hidden
+// state's), 32 layers; an --ep analysis plans no kernel across one.
+TEST_F(MixtralGraphs, ExpertParallelBarriersFenceEveryMoeLayer) {
+  const std::vector<int> barriers = engine::ExpertParallelBarriers(*decode_);
+  int moe_nodes = 0;
+  for (size_t n = 0; n < decode_->nodes().size(); ++n) {
+    const graph::Node& node = decode_->node(static_cast<int>(n));
+    if (!engine::IsMoeNode(node)) continue;
+    ++moe_nodes;
+    for (int t : node.outputs) {
+      EXPECT_TRUE(std::binary_search(barriers.begin(), barriers.end(), t));
+    }
+    for (int t : node.inputs) {
+      if (t < 0 || decode_->IsWeight(decode_->tensor(t))) continue;
+      EXPECT_TRUE(std::binary_search(barriers.begin(), barriers.end(), t))
+          << decode_->tensor(t).name;
+    }
+  }
+  EXPECT_EQ(moe_nodes, 32);
+  absl::StatusOr<engine::Hardware> hw = testing::SourceHardware("h100-sxm");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  absl::StatusOr<engine::Runtime> rt = zoo::ResolveRuntime("compiled");
+  ASSERT_TRUE(rt.ok()) << rt.status();
+  engine::AnalyzeOptions o;
+  o.runtime = &*rt;
+  o.precision = "bf16";
+  absl::StatusOr<engine::Analysis> a =
+      engine::AnalyzeSharded(*decode_, *hw, o, {.ep = 8});
+  ASSERT_TRUE(a.ok()) << a.status();
+  for (const engine::KernelResult& k : a->kernels) {
+    std::vector<int> nodes;
+    for (int li : k.layers) {
+      if (a->layers[li].node >= 0) nodes.push_back(a->layers[li].node);
+    }
+    for (int t : barriers) {
+      const graph::Tensor& tensor = decode_->tensor(t);
+      const bool has_producer =
+          std::find(nodes.begin(), nodes.end(), tensor.producer) != nodes.end();
+      for (int c : tensor.consumers) {
+        EXPECT_FALSE(has_producer &&
+                     std::find(nodes.begin(), nodes.end(), c) != nodes.end())
+            << k.name << " spans " << tensor.name;
+      }
+    }
+  }
+}
 
 // Expert parallel over 8 GPUs, one decode token: its 2 token-expert pairs
 // land on 2 GPUs, the busiest runs 1 pair on its 1 expert. Dispatch and
