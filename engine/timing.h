@@ -7,8 +7,9 @@
 //
 // Size-aware model (runtime "efficiency_model": "size-aware"):
 //   matrix      T = max(C', M) + (1 - overlap) * min(C', M) + fixed
-//               C' = matrix FLOPs / (peak * e_matrix * q_tile * q_wave)
+//               C' = matrix FLOPs / (peak * e_matrix * q_tile * q_wave^w)
 //                    + other FLOPs / vector peak
+//               w = the device's wave_quantization (its precision's)
 //               M  = bytes / (BW * e_memory)  (weights of a weight-only
 //                    int8/int4 kernel at BW * e_memory * weight_only factor)
 //   attention   the same with e_attention, no tile/wave terms
@@ -76,7 +77,7 @@ struct KernelTime {
   Regime regime = Regime::kNone;
   double compute_efficiency = 0;  // applied (before tile/wave terms)
   double memory_efficiency = 0;
-  double tile_wave_efficiency = 1;  // q_tile * q_wave (matrix kernels)
+  double tile_wave_efficiency = 1;  // q_tile * q_wave^w (matrix kernels)
   bool overhead_dominated() const {
     return t_overhead_s > 0 && t_overhead_s > t_compute_s &&
            t_overhead_s > t_memory_s;
