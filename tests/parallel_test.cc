@@ -254,9 +254,10 @@ class Llama8bDecode : public ::testing::Test {
 };
 graph::Graph* Llama8bDecode::graph_ = nullptr;
 
-// The H100 under TensorRT's layout (the LM head split by vocabulary, as the
-// weight counts below assume) in bf16, and weight-only int8.
-struct TensorRtBf16OnH100 {
+// The H100 in bf16 under a runtime profile, and weight-only int8: with
+// "tensorrt", TensorRT's layout (the LM head split by vocabulary, as the
+// weight counts below assume).
+struct Bf16OnH100 {
   engine::Hardware hw;
   engine::Runtime runtime;
   engine::QuantizeOptions int8;
@@ -268,11 +269,11 @@ struct TensorRtBf16OnH100 {
     return o;
   }
 };
-std::unique_ptr<TensorRtBf16OnH100> MakeTensorRtBf16OnH100() {
+std::unique_ptr<Bf16OnH100> MakeBf16OnH100(std::string_view runtime) {
   absl::StatusOr<engine::Hardware> hw = testing::SourceHardware("h100-sxm");
-  absl::StatusOr<engine::Runtime> rt = zoo::ResolveRuntime("tensorrt");
+  absl::StatusOr<engine::Runtime> rt = zoo::ResolveRuntime(runtime);
   if (!hw.ok() || !rt.ok()) return nullptr;
-  auto s = std::make_unique<TensorRtBf16OnH100>();
+  auto s = std::make_unique<Bf16OnH100>();
   s->hw = *std::move(hw);
   s->runtime = *std::move(rt);
   s->int8.weights = "int8";
@@ -419,7 +420,7 @@ TEST_F(Llama8bDecode, DecodeSpeedUpFromOneToEightGpusIsSublinear) {
 //     = 7,341,056 B per GPU (bf16: 14,680,064).
 // The all-reduces keep their 1 token x 4096 x 2 B = 8,192 B messages.
 TEST_F(Llama8bDecode, Int8WeightsOnEightGpusQuantizeEachShard) {
-  const std::unique_ptr<TensorRtBf16OnH100> setup = MakeTensorRtBf16OnH100();
+  const std::unique_ptr<Bf16OnH100> setup = MakeBf16OnH100("tensorrt");
   ASSERT_NE(setup, nullptr);
   const engine::Hardware* hw = &setup->hw;
   const engine::AnalyzeOptions o = setup->Options();
@@ -556,7 +557,7 @@ TEST_F(Llama8bDecode, Int8WeightsOnEightGpusQuantizeEachShard) {
 // channel instead of bf16's 2 B: every stage holds fewer than 0.51 of its
 // bf16 bytes.
 TEST_F(Llama8bDecode, Int8WeightsOnAPipelineQuantizeEachStage) {
-  const std::unique_ptr<TensorRtBf16OnH100> setup = MakeTensorRtBf16OnH100();
+  const std::unique_ptr<Bf16OnH100> setup = MakeBf16OnH100("tensorrt");
   ASSERT_NE(setup, nullptr);
   const engine::Hardware* hw = &setup->hw;
   const engine::AnalyzeOptions o = setup->Options();
@@ -651,13 +652,10 @@ TEST_F(MixtralGraphs, ExpertParallelBarriersFenceEveryMoeLayer) {
     }
   }
   EXPECT_EQ(moe_nodes, 32);
-  absl::StatusOr<engine::Hardware> hw = testing::SourceHardware("h100-sxm");
-  ASSERT_TRUE(hw.ok()) << hw.status();
-  absl::StatusOr<engine::Runtime> rt = zoo::ResolveRuntime("compiled");
-  ASSERT_TRUE(rt.ok()) << rt.status();
-  engine::AnalyzeOptions o;
-  o.runtime = &*rt;
-  o.precision = "bf16";
+  const std::unique_ptr<Bf16OnH100> priced = MakeBf16OnH100("compiled");
+  ASSERT_NE(priced, nullptr);
+  const engine::Hardware* hw = &priced->hw;
+  const engine::AnalyzeOptions o = priced->Options();
   absl::StatusOr<engine::Analysis> a =
       engine::AnalyzeSharded(*decode_, *hw, o, {.ep = 8});
   ASSERT_TRUE(a.ok()) << a.status();
@@ -820,13 +818,10 @@ TEST_F(Llama8bDecode, TensorParallelSweepPointsAreShardedAnalyses) {
   EXPECT_EQ(spec->tp, (std::vector<int64_t>{1, 2, 4, 8}));
   EXPECT_FALSE(engine::ParseSweepSpec("tp=8192").ok());
   EXPECT_FALSE(engine::ParseSweepSpec("tp=0").ok());
-  absl::StatusOr<engine::Hardware> hw = testing::SourceHardware("h100-sxm");
-  ASSERT_TRUE(hw.ok()) << hw.status();
-  absl::StatusOr<engine::Runtime> rt = zoo::ResolveRuntime("compiled");
-  ASSERT_TRUE(rt.ok()) << rt.status();
-  engine::AnalyzeOptions o;
-  o.runtime = &*rt;
-  o.precision = "bf16";
+  const std::unique_ptr<Bf16OnH100> priced = MakeBf16OnH100("compiled");
+  ASSERT_NE(priced, nullptr);
+  const engine::Hardware* hw = &priced->hw;
+  const engine::AnalyzeOptions o = priced->Options();
   absl::StatusOr<engine::Analysis> base = engine::Analyze(*graph_, *hw, o);
   ASSERT_TRUE(base.ok()) << base.status();
   const engine::ShardAtTp at = engine::ShardAtEachTp(*graph_, *hw, o, *base);
