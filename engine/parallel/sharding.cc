@@ -465,20 +465,32 @@ absl::StatusOr<std::vector<int>> CollectiveBarriers(
   return barriers;
 }
 
-std::vector<int> ExpertParallelBarriers(const graph::Graph& graph) {
-  std::vector<int> barriers;
-  for (const MoeLayer& m : FindMoeLayers(graph)) {
-    const graph::Node& node = graph.node(m.node);
-    for (int t : node.outputs) {
-      if (t >= 0) barriers.push_back(t);
-    }
-    for (int t : node.inputs) {
+namespace {
+
+// The nodes an expert-parallel all-to-all follows: each MoE layer (the
+// combine) and the producers of its activation inputs (the dispatch;
+// weights excluded).
+std::vector<int> AllToAllNodes(const graph::Graph& graph,
+                               const std::vector<MoeLayer>& moe) {
+  std::vector<int> nodes;
+  for (const MoeLayer& m : moe) {
+    nodes.push_back(m.node);
+    for (int t : graph.node(m.node).inputs) {
       if (t < 0 || graph.IsWeight(graph.tensor(t))) continue;
       const int producer = graph.tensor(t).producer;
-      if (producer < 0) continue;
-      for (int out : graph.node(producer).outputs) {
-        if (out >= 0) barriers.push_back(out);
-      }
+      if (producer >= 0) nodes.push_back(producer);
+    }
+  }
+  return nodes;
+}
+
+}  // namespace
+
+std::vector<int> ExpertParallelBarriers(const graph::Graph& graph) {
+  std::vector<int> barriers;
+  for (int n : AllToAllNodes(graph, FindMoeLayers(graph))) {
+    for (int t : graph.node(n).outputs) {
+      if (t >= 0) barriers.push_back(t);
     }
   }
   std::sort(barriers.begin(), barriers.end());
@@ -638,13 +650,10 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
       const MoeShard& shard = split.moe.at(m.node);
       ps.node_shares[m.node] = {.activations_read = shard.rows,
                                 .weights_read = shard.weights,
-                                .written = shard.rows,
-                                .collective_after = true};
-      for (int t : graph.node(m.node).inputs) {
-        if (t < 0 || graph.IsWeight(graph.tensor(t))) continue;
-        const int producer = graph.tensor(t).producer;
-        if (producer >= 0) ps.node_shares[producer].collective_after = true;
-      }
+                                .written = shard.rows};
+    }
+    for (int n : AllToAllNodes(graph, moe)) {
+      ps.node_shares[n].collective_after = true;
     }
   }
   // Two all-reduces per transformer layer, the logits' all-gather.
