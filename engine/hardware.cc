@@ -163,22 +163,25 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
   if (!it->is_object()) {
     return FieldError(origin, "kernel_model", "must be an object");
   }
+  // Every value is a non-negative number; a fraction is in (0, 1], a unit
+  // value (an exponent) in [0, 1].
+  enum class Range { kAny, kFraction, kUnit };
   struct Field {
     const char* name;
     double* value;
-    bool fraction;
+    Range range;
   };
   double units = 0;
   const Field fields[] = {
-      {"compute_units", &units, false},
-      {"matrix_efficiency", &out->matrix_efficiency, true},
-      {"memory_efficiency", &out->memory_efficiency, true},
-      {"kernel_fixed_s", &out->kernel_fixed_s, false},
-      {"memory_kernel_fixed_s", &out->memory_kernel_fixed_s, false},
-      {"matrix_overlap", &out->matrix_overlap, true},
-      {"attention_efficiency", &out->attention_efficiency, true},
-      {"wave_quantization", &out->wave_quantization, false},
-      {"vector_flops_per_s", &out->vector_flops_per_s, false},
+      {"compute_units", &units, Range::kAny},
+      {"matrix_efficiency", &out->matrix_efficiency, Range::kFraction},
+      {"memory_efficiency", &out->memory_efficiency, Range::kFraction},
+      {"kernel_fixed_s", &out->kernel_fixed_s, Range::kAny},
+      {"memory_kernel_fixed_s", &out->memory_kernel_fixed_s, Range::kAny},
+      {"matrix_overlap", &out->matrix_overlap, Range::kFraction},
+      {"attention_efficiency", &out->attention_efficiency, Range::kFraction},
+      {"wave_quantization", &out->wave_quantization, Range::kUnit},
+      {"vector_flops_per_s", &out->vector_flops_per_s, Range::kAny},
   };
   for (const auto& [name, value] : it->items()) {
     const std::string field = fmt::format("kernel_model.{}", name);
@@ -210,10 +213,10 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
     absl::StatusOr<double> v =
         NumberValue(value, origin, field, /*allow_zero=*/true);
     if (!v.ok()) return v.status();
-    if (f->fraction && !(*v > 0 && *v <= 1)) {
+    if (f->range == Range::kFraction && !(*v > 0 && *v <= 1)) {
       return FieldError(origin, field, "must be in (0, 1]");
     }
-    if (f->value == &out->wave_quantization && !(*v >= 0 && *v <= 1)) {
+    if (f->range == Range::kUnit && !(*v <= 1)) {
       return FieldError(origin, field, "must be in [0, 1]");
     }
     *f->value = *v;
