@@ -2,17 +2,17 @@
 
 #include <dlfcn.h>
 
-#include <exception>
-#include <iterator>
+#include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fmt/format.h"
 #include "graph/fmt_absl.h"
+#include "importers/shapes/onnx_infer_abi.h"
 #include "importers/shapes/schema_check.h"
 #include "importers/shapes/schema_facts.h"
-#include "onnx/defs/schema.h"
-#include "onnx/defs/shape_inference.h"
+#include "onnx/onnx_pb.h"
 
 namespace ridgeline::importers::shapes {
 namespace {
@@ -27,185 +27,111 @@ void FillTensorType(DType dtype, const graph::Dims* dims,
   for (int64_t d : *dims) shape->add_dim()->set_dim_value(d);
 }
 
-// Handed out for graph attributes: refuses, so the caller's inference fails
-// with a message (caught below) rather than a null dereference.
-class NoSubgraphInferencer final : public onnx::GraphInferencer {
- public:
-  std::vector<const onnx::TypeProto*> doInferencing(
-      const std::vector<const onnx::TypeProto*>&,
-      const std::vector<const onnx::TensorProto*>&) override {
-    throw onnx::InferenceError("subgraph inference is not run here");
-  }
-};
-
-// Serves one node to an ONNX inference function.
-class NodeInferenceContext final : public onnx::InferenceContext {
- public:
-  explicit NodeInferenceContext(const InferContext& ctx)
-      : ctx_(ctx),
-        proto_(*ctx.proto()),
-        input_types_(proto_.input_size()),
-        has_input_type_(proto_.input_size(), false),
-        input_data_(proto_.input_size()),
-        has_input_data_(proto_.input_size(), false),
-        output_types_(proto_.output_size()) {
-    for (int i = 0; i < proto_.input_size(); ++i) {
-      if (!ctx.has_input(i)) continue;
-      const graph::Tensor& t = ctx.input(i);
-      if (const SequenceInfo* seq = ctx.sequence(i)) {
-        auto* elem =
-            seq->is_optional
-                ? input_types_[i].mutable_optional_type()->mutable_elem_type()
-                : input_types_[i].mutable_sequence_type()->mutable_elem_type();
-        FillTensorType(seq->dtype,
-                       seq->elem_dims_known ? &seq->elem_dims : nullptr,
-                       elem->mutable_tensor_type());
-        has_input_type_[i] = true;
-        continue;
-      }
-      if (!t.shape_known) continue;
-      FillTensorType(t.dtype, &t.dims, input_types_[i].mutable_tensor_type());
-      has_input_type_[i] = true;
-      has_input_data_[i] = FillData(i, t);
-    }
-  }
-
-  const onnx::AttributeProto* getAttribute(
-      const std::string& name) const override {
-    for (const auto& a : proto_.attribute()) {
-      if (a.name() == name) return &a;
-    }
-    return nullptr;
-  }
-  size_t getNumInputs() const override { return proto_.input_size(); }
-  const onnx::TypeProto* getInputType(size_t index) const override {
-    return index < has_input_type_.size() && has_input_type_[index]
-               ? &input_types_[index]
-               : nullptr;
-  }
-  const onnx::TensorProto* getInputData(size_t index) const override {
-    return index < has_input_data_.size() && has_input_data_[index]
-               ? &input_data_[index]
-               : nullptr;
-  }
-  size_t getNumOutputs() const override { return output_types_.size(); }
-  onnx::TypeProto* getOutputType(size_t index) override {
-    return &output_types_[index];
-  }
-  // Subgraphs are resolved by the resolver itself (If, Loop, Scan,
-  // SequenceMap); a schema function that asks for one fails cleanly instead
-  // of dereferencing a null inferencer.
-  onnx::GraphInferencer* getGraphAttributeInferencer(
-      const std::string&) override {
-    return &no_subgraphs_;
-  }
-  const onnx::SparseTensorProto* getInputSparseData(size_t) const override {
-    return nullptr;
-  }
-  const onnx::TensorShapeProto* getSymbolicInput(size_t) const override {
-    return nullptr;
-  }
-
-  const onnx::TypeProto& output_type(size_t i) const {
-    return output_types_[i];
-  }
-
- private:
-  // Folded values of input i as a TensorProto of the input's dtype.
-  bool FillData(size_t i, const graph::Tensor& t) {
-    onnx::TensorProto& p = input_data_[i];
-    p.set_data_type(static_cast<int32_t>(t.dtype));
-    for (int64_t d : t.dims) p.add_dims(d);
-    if (const std::vector<int64_t>* v = ctx_.ints(i)) {
-      switch (t.dtype) {
-        case DType::kInt64:
-          for (int64_t x : *v) p.add_int64_data(x);
-          return true;
-        case DType::kInt32:
-        case DType::kInt16:
-        case DType::kInt8:
-        case DType::kUInt16:
-        case DType::kUInt8:
-        case DType::kBool:
-          for (int64_t x : *v) p.add_int32_data(static_cast<int32_t>(x));
-          return true;
-        case DType::kUInt32:
-        case DType::kUInt64:
-          for (int64_t x : *v) p.add_uint64_data(static_cast<uint64_t>(x));
-          return true;
-        default:
-          return false;
-      }
-    }
-    if (const std::vector<double>* f = ctx_.floats(i)) {
-      if (t.dtype == DType::kFloat32) {
-        for (double x : *f) p.add_float_data(static_cast<float>(x));
+// Folded values of input i as a TensorProto of the input's dtype; false if
+// there are none of a type the TensorProto can carry.
+bool FillData(const InferContext& ctx, size_t i, const graph::Tensor& t,
+              onnx::TensorProto* p) {
+  p->set_data_type(static_cast<int32_t>(t.dtype));
+  for (int64_t d : t.dims) p->add_dims(d);
+  if (const std::vector<int64_t>* v = ctx.ints(i)) {
+    switch (t.dtype) {
+      case DType::kInt64:
+        for (int64_t x : *v) p->add_int64_data(x);
         return true;
-      }
-      if (t.dtype == DType::kFloat64) {
-        for (double x : *f) p.add_double_data(x);
+      case DType::kInt32:
+      case DType::kInt16:
+      case DType::kInt8:
+      case DType::kUInt16:
+      case DType::kUInt8:
+      case DType::kBool:
+        for (int64_t x : *v) p->add_int32_data(static_cast<int32_t>(x));
         return true;
-      }
+      case DType::kUInt32:
+      case DType::kUInt64:
+        for (int64_t x : *v) p->add_uint64_data(static_cast<uint64_t>(x));
+        return true;
+      default:
+        return false;
     }
-    return false;
   }
+  if (const std::vector<double>* f = ctx.floats(i)) {
+    if (t.dtype == DType::kFloat32) {
+      for (double x : *f) p->add_float_data(static_cast<float>(x));
+      return true;
+    }
+    if (t.dtype == DType::kFloat64) {
+      for (double x : *f) p->add_double_data(x);
+      return true;
+    }
+  }
+  return false;
+}
 
-  const InferContext& ctx_;
-  const onnx::NodeProto& proto_;
-  std::vector<onnx::TypeProto> input_types_;
-  std::vector<bool> has_input_type_;
-  std::vector<onnx::TensorProto> input_data_;
-  std::vector<bool> has_input_data_;
-  std::vector<onnx::TypeProto> output_types_;
-  NoSubgraphInferencer no_subgraphs_;
-};
+// The request of onnx_infer_abi.h for the node of `ctx` at `opset`: the
+// node, each input's type when known (sequences and optionals by their
+// element type) and its folded values.
+onnx::ModelProto InferenceRequest(const InferContext& ctx, int opset) {
+  onnx::ModelProto request;
+  onnx::OperatorSetIdProto* id = request.add_opset_import();
+  id->set_domain(ctx.node().domain);
+  id->set_version(opset);
+  onnx::GraphProto* graph = request.mutable_graph();
+  *graph->add_node() = *ctx.proto();
+  for (int i = 0; i < ctx.proto()->input_size(); ++i) {
+    onnx::ValueInfoProto* input = graph->add_input();
+    if (!ctx.has_input(i)) continue;
+    const graph::Tensor& t = ctx.input(i);
+    if (const SequenceInfo* seq = ctx.sequence(i)) {
+      onnx::TypeProto* type = input->mutable_type();
+      auto* elem = seq->is_optional
+                       ? type->mutable_optional_type()->mutable_elem_type()
+                       : type->mutable_sequence_type()->mutable_elem_type();
+      FillTensorType(seq->dtype,
+                     seq->elem_dims_known ? &seq->elem_dims : nullptr,
+                     elem->mutable_tensor_type());
+      continue;
+    }
+    if (!t.shape_known) continue;
+    FillTensorType(t.dtype, &t.dims,
+                   input->mutable_type()->mutable_tensor_type());
+    onnx::TensorProto data;
+    if (FillData(ctx, i, t, &data)) {
+      data.set_name(std::to_string(i));
+      *graph->add_initializer() = std::move(data);
+    }
+  }
+  return request;
+}
 
-// libonnx is opened at the first node that needs its inference (most models
-// never do), not linked: linked, every start of analyze paid its loading,
-// relocation and static initializers (bench/README.md, "Whole process").
-// The one symbol looked up is OpSchemaRegistry::map(), the registry's table
-// (built on its first call); a schema's inference function is reached through
-// the schema. `schemas` is null, with the reason, if it cannot be found.
-struct OnnxLibrary {
-  onnx::OpName_Domain_Version_Schema_Map* schemas = nullptr;
+// The helper module (onnx_infer_main.cc) is opened at the first node that
+// needs libonnx's inference (most models never do), and with it libonnx:
+// linked, every start of analyze paid libonnx's loading, relocation and
+// static initializers (bench/README.md, "Whole process"). `infer` is null,
+// with the reason, if it cannot be opened.
+struct InferModule {
+  RidgelineOnnxInferFunction infer = nullptr;
   std::string error;
 };
 
-const OnnxLibrary& Onnx() {
-  static const OnnxLibrary* const library = [] {
-    auto* lib = new OnnxLibrary;
-    void* handle = dlopen(RIDGELINE_LIBONNX, RTLD_NOW | RTLD_LOCAL);
-    void* map = handle == nullptr
-                    ? nullptr
-                    : dlsym(handle, "_ZN4onnx16OpSchemaRegistry3mapB5cxx11Ev");
-    if (map == nullptr) {
+const InferModule& Module() {
+  static const InferModule* const module = [] {
+    auto* m = new InferModule;
+    void* handle = dlopen(RIDGELINE_ONNX_INFER, RTLD_NOW | RTLD_LOCAL);
+    void* infer = handle == nullptr
+                      ? nullptr
+                      : dlsym(handle, RIDGELINE_ONNX_INFER_SYMBOL);
+    if (infer == nullptr) {
       const char* why = dlerror();
-      lib->error = why != nullptr ? why : RIDGELINE_LIBONNX;
-      return lib;
+      m->error = why != nullptr ? why : RIDGELINE_ONNX_INFER;
+      return m;
     }
-    using MapFunction = onnx::OpName_Domain_Version_Schema_Map& (*)();
-    lib->schemas = &reinterpret_cast<MapFunction>(map)();
-    return lib;
+    m->infer = reinterpret_cast<RidgelineOnnxInferFunction>(infer);
+    return m;
   }();
-  return *library;
+  return *module;
 }
 
-// What OpSchemaRegistry::Schema(op_type, opset, domain) returns: the newest
-// version of the op's schema in the domain that is not newer than `opset`.
-const onnx::OpSchema* FindSchema(
-    const onnx::OpName_Domain_Version_Schema_Map& schemas,
-    const std::string& op_type, int opset, const std::string& domain) {
-  const auto op = schemas.find(op_type);
-  if (op == schemas.end()) return nullptr;
-  const auto versions = op->second.find(domain);
-  if (versions == op->second.end()) return nullptr;
-  auto newer = versions->second.upper_bound(opset);
-  if (newer == versions->second.begin()) return nullptr;
-  return &std::prev(newer)->second;
-}
-
-std::string FirstLine(const char* what) {
-  std::string s(what);
+std::string FirstLine(std::string s) {
   const size_t nl = s.find('\n');
   return nl == std::string::npos ? s : s.substr(0, nl);
 }
@@ -231,25 +157,33 @@ absl::Status InferWithOnnxSchema(InferContext& ctx) {
     return Unresolved(
         fmt::format("ONNX shape inference not run: {}", conforms.message()));
   }
-  const OnnxLibrary& onnx_library = Onnx();
-  if (onnx_library.schemas == nullptr) {
-    return Unresolved(fmt::format("ONNX shape inference not available: {}",
-                                  onnx_library.error));
-  }
-  const onnx::OpSchema* schema =
-      FindSchema(*onnx_library.schemas, node.op_type, opset, node.domain);
-  if (schema == nullptr) return Unresolved(missing);
-  NodeInferenceContext onnx_ctx(ctx);
-  try {
-    schema->GetTypeAndShapeInferenceFunction()(onnx_ctx);
-  } catch (const std::exception& e) {
+  const InferModule& module = Module();
+  if (module.infer == nullptr) {
     return Unresolved(
-        fmt::format("ONNX shape inference failed: {}", FirstLine(e.what())));
+        fmt::format("ONNX shape inference not available: {}", module.error));
+  }
+  const std::string request = InferenceRequest(ctx, opset).SerializeAsString();
+  char* response = nullptr;
+  size_t response_size = 0;
+  const int result =
+      module.infer(request.data(), request.size(), &response, &response_size);
+  std::string bytes(response != nullptr ? response : "",
+                    response != nullptr ? response_size : 0);
+  std::free(response);
+  if (result == RIDGELINE_ONNX_INFER_NO_SCHEMA) return Unresolved(missing);
+  if (result != RIDGELINE_ONNX_INFER_OK) {
+    return Unresolved(
+        fmt::format("ONNX shape inference failed: {}", FirstLine(bytes)));
+  }
+  onnx::ModelProto reply;
+  if (!reply.ParseFromString(bytes)) {
+    return Unresolved("ONNX shape inference gave an unreadable reply");
   }
   std::string problem;
   for (size_t i = 0; i < ctx.num_outputs(); ++i) {
     if (!ctx.has_output(i)) continue;
-    const onnx::TypeProto& type = onnx_ctx.output_type(i);
+    if (static_cast<int>(i) >= reply.graph().output_size()) continue;
+    const onnx::TypeProto& type = reply.graph().output(i).type();
     if (!type.has_tensor_type()) {
       if (type.has_sequence_type()) {
         problem = "the output is a sequence, not a tensor";

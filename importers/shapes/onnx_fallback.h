@@ -1,7 +1,8 @@
 // Fallback for ops without a shape function of ours: runs the op schema's own
-// type-and-shape inference from Debian's libonnx on one node, through an
-// onnx::InferenceContext that serves our dtypes, dims and folded values
-// (internal to importers/).
+// type-and-shape inference from Debian's libonnx on one node, in the helper
+// module ridgeline_onnx_infer (onnx_infer_main.cc), which is handed the node,
+// our dtypes, dims and folded values as a serialized request
+// (onnx_infer_abi.h; internal to importers/).
 #ifndef RIDGELINE_IMPORTERS_SHAPES_ONNX_FALLBACK_H_
 #define RIDGELINE_IMPORTERS_SHAPES_ONNX_FALLBACK_H_
 
