@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "engine/activation_memory.h"
+#include "engine/moe.h"
 #include "engine/precision.h"
 #include "engine/precision_pricer.h"
 #include "engine/report/units.h"
@@ -137,7 +139,23 @@ struct Prepared {
   // (CollectiveBarriers) in the prefill and in the decoder: layouts with
   // tp > 1 plan their kernels around them.
   std::vector<int> prefill_barriers, step_barriers;
+  // Those of expert parallelism's all-to-alls (ExpertParallelBarriers):
+  // layouts with ep > 1 plan their kernels around them (empty without MoE
+  // layers).
+  std::vector<int> expert_prefill_barriers, expert_step_barriers;
 };
+
+// The kernels a layout's analysis is planned as: one GPU's, or around the
+// collectives of tensor parallelism or the all-to-alls of expert
+// parallelism (tp and ep are not combined).
+enum class KernelPlan { kOneGpu = 0, kTensorParallel = 1, kExpertParallel = 2 };
+constexpr int kKernelPlans = 3;
+
+KernelPlan PlanOf(const ParallelOptions& p) {
+  if (p.tp > 1) return KernelPlan::kTensorParallel;
+  if (p.ep > 1) return KernelPlan::kExpertParallel;
+  return KernelPlan::kOneGpu;
+}
 
 int Microbatches(const ParallelOptions& p) {
   return p.pp > 1 ? std::max(1, p.microbatches) : 1;
@@ -235,12 +253,8 @@ absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
         p->steps.front(), in.options.runtime, &*p->step_structure);
     if (!step_barriers.ok()) return step_barriers.status();
     p->step_barriers = *std::move(step_barriers);
-    // Expert parallel (tp 1): the kernels are planned around the
-    // all-to-alls instead.
-    if (in.parallel.ep > 1) {
-      p->prefill_barriers = ExpertParallelBarriers(*in.prefill);
-      p->step_barriers = ExpertParallelBarriers(p->steps.front());
-    }
+    p->expert_prefill_barriers = ExpertParallelBarriers(*in.prefill);
+    p->expert_step_barriers = ExpertParallelBarriers(p->steps.front());
   }
   return absl::OkStatus();
 }
@@ -255,12 +269,12 @@ struct Phases {
 // `peak_before`: the peak key of the run's own analysis (needed to quantize;
 // found by analyzing the prefill as the run prices it when empty).
 // `lean`: the layers' tensor descriptions are left out (a search copies each
-// analysis once per layout; no figure reads them). `tp_plan`: for layouts
-// with tp > 1, whose kernels are planned around the collectives (the
+// analysis once per layout; no figure reads them). `plan`: for layouts
+// with tp > 1 or ep > 1 the kernels are planned around the collectives (the
 // Prepared barriers; Prepare with `sharded`).
 absl::StatusOr<Phases> AnalyzePhases(const ServeInputs& in, const Prepared& p,
                                      std::string peak_before, bool lean,
-                                     bool tp_plan) {
+                                     KernelPlan plan) {
   AnalyzeOptions opts = in.options;
   opts.batch = in.concurrency / Microbatches(in.parallel);
   opts.fusion_barriers.clear();
@@ -285,11 +299,19 @@ absl::StatusOr<Phases> AnalyzePhases(const ServeInputs& in, const Prepared& p,
     return Analyze(g, in.hardware, run->options);  // run->pricer held
   };
   Phases out;
-  if (tp_plan) opts.fusion_barriers = p.prefill_barriers;
+  if (plan == KernelPlan::kTensorParallel) {
+    opts.fusion_barriers = p.prefill_barriers;
+  } else if (plan == KernelPlan::kExpertParallel) {
+    opts.fusion_barriers = p.expert_prefill_barriers;
+  }
   absl::StatusOr<Analysis> prefill = analyze(*in.prefill);
   if (!prefill.ok()) return prefill.status();
   out.prefill = *std::move(prefill);
-  if (tp_plan) opts.fusion_barriers = p.step_barriers;
+  if (plan == KernelPlan::kTensorParallel) {
+    opts.fusion_barriers = p.step_barriers;
+  } else if (plan == KernelPlan::kExpertParallel) {
+    opts.fusion_barriers = p.expert_step_barriers;
+  }
   for (const graph::Graph& g : p.steps) {
     absl::StatusOr<Analysis> a = analyze(g);
     if (!a.ok()) return a.status();
@@ -461,13 +483,13 @@ absl::StatusOr<ServeResult> AnalyzeServe(const ServeInputs& in) {
     return s;
   }
   absl::StatusOr<Phases> phases =
-      AnalyzePhases(in, p, "", /*lean=*/false,
-                    /*tp_plan=*/in.parallel.tp > 1 || in.parallel.ep > 1);
+      AnalyzePhases(in, p, "", /*lean=*/false, PlanOf(in.parallel));
   if (!phases.ok()) return phases.status();
   return Combine(in, p, &*phases, /*consume=*/true);
 }
 
-std::vector<ParallelOptions> SearchLayouts(const Hardware& hardware) {
+std::vector<ParallelOptions> SearchLayouts(const Hardware& hardware,
+                                           int64_t experts) {
   const Interconnect& ic = hardware.interconnect;
   if (!ic.present()) return {ParallelOptions{}};
   std::vector<ParallelOptions> out;
@@ -486,10 +508,28 @@ std::vector<ParallelOptions> SearchLayouts(const Hardware& hardware) {
     p.tp = ic.has_network() ? ic.gpus_per_node : ic.gpus_per_node / pp;
     if (p.tp >= 1 && p.tp * pp >= 2) out.push_back(p);
   }
+  // Expert parallel over 2, 4, ... GPUs of a node, where it divides the
+  // experts (data-parallel attention; --ep).
+  for (int ep = 2; experts > 0 && ep <= ic.gpus_per_node; ep *= 2) {
+    if (experts % ep != 0) continue;
+    ParallelOptions p;
+    p.ep = ep;
+    out.push_back(p);
+  }
   return out;
 }
 
 namespace {
+
+// The experts every MoE layer of the decoder divides into (their gcd; 0
+// without MoE layers): what expert-parallel layouts must divide.
+int64_t SearchExperts(const graph::Graph& decoder) {
+  int64_t experts = 0;
+  for (const MoeLayer& layer : FindMoeLayers(decoder)) {
+    experts = std::gcd(experts, layer.experts);
+  }
+  return experts;
+}
 
 std::string MemoryReason(const ServeMemory& m) {
   return fmt::format(
@@ -521,8 +561,13 @@ absl::StatusOr<ServeSearch> SearchServe(const ServeSearchInputs& in,
   s.max_concurrency = in.max_concurrency;
   s.precision = in.serve.options.precision.empty() ? "model dtypes"
                                                    : in.serve.options.precision;
-  s.layouts =
-      in.layouts.empty() ? SearchLayouts(in.serve.hardware) : in.layouts;
+  // The graphs at micro-batch 1 first: the layouts depend on the experts.
+  absl::StatusOr<ServeGraphs> first_graphs = graphs_at(1);
+  if (!first_graphs.ok()) return first_graphs.status();
+  s.layouts = in.layouts.empty()
+                  ? SearchLayouts(in.serve.hardware,
+                                  SearchExperts(first_graphs->decode))
+                  : in.layouts;
   // A configuration: weight precision x layout; alive while it fits.
   struct Config {
     std::string weights;
@@ -552,7 +597,8 @@ absl::StatusOr<ServeSearch> SearchServe(const ServeSearchInputs& in,
       any |= c.alive && b * c.parallel.pp <= in.max_concurrency;
     }
     if (!any && weights_chosen) break;
-    absl::StatusOr<ServeGraphs> graphs = graphs_at(b);
+    absl::StatusOr<ServeGraphs> graphs =
+        b == 1 ? std::move(first_graphs) : graphs_at(b);
     if (!graphs.ok()) return graphs.status();
     ServeInputs base = in.serve;
     base.prefill = &graphs->prefill;
@@ -596,32 +642,35 @@ absl::StatusOr<ServeSearch> SearchServe(const ServeSearchInputs& in,
         run.push_back(&c);
       }
       if (run.empty() && (wi > 0 || weights_chosen)) continue;
-      // The analyses of the one-GPU plan ([0]: layouts with tp 1) and of the
-      // plan around tensor parallelism's collectives ([1]: tp > 1), each
-      // made when a layout needs it; the last layout using one consumes it.
-      std::optional<Phases> plans[2];
-      size_t last_of[2] = {0, 0};
-      bool needed[2] = {run.empty(), false};
+      // The analyses of each kernel plan (KernelPlan: one GPU's, around
+      // tensor parallelism's collectives, around expert parallelism's
+      // all-to-alls), each made when a layout needs it; the last layout
+      // using one consumes it.
+      std::optional<Phases> plans[kKernelPlans];
+      size_t last_of[kKernelPlans] = {0, 0, 0};
+      bool needed[kKernelPlans] = {run.empty(), false, false};
       for (size_t i = 0; i < run.size(); ++i) {
-        const int k = run[i]->parallel.tp > 1 ? 1 : 0;
+        const int k = static_cast<int>(PlanOf(run[i]->parallel));
         needed[k] = true;
         last_of[k] = i;
       }
-      for (int k = 0; k < 2; ++k) {
+      const Phases* first = nullptr;
+      for (int k = 0; k < kKernelPlans; ++k) {
         if (!needed[k]) continue;
-        absl::StatusOr<Phases> phases = AnalyzePhases(
-            at, prepared, peak_before, /*lean=*/true, /*tp_plan=*/k == 1);
+        absl::StatusOr<Phases> phases =
+            AnalyzePhases(at, prepared, peak_before, /*lean=*/true,
+                          static_cast<KernelPlan>(k));
         if (!phases.ok()) return phases.status();
         s.analyses += 1 + static_cast<int64_t>(phases->steps.size());
         plans[k] = *std::move(phases);
+        if (first == nullptr) first = &*plans[k];
       }
-      const Phases& first = plans[0] ? *plans[0] : *plans[1];
       if (w.empty() && !weights_chosen) {
         // The weight precisions worth searching: narrower than the run's,
         // on a model that is not quantized already.
         weights_chosen = true;
-        peak_before = first.prefill.assumptions.peak_precision;
-        const double bytes = BytesPerParam(first.steps.front());
+        peak_before = first->prefill.assumptions.peak_precision;
+        const double bytes = BytesPerParam(first->steps.front());
         for (const std::string& q : in.weights) {
           QuantizeOptions qo;
           qo.weights = q;
@@ -642,7 +691,7 @@ absl::StatusOr<ServeSearch> SearchServe(const ServeSearchInputs& in,
       }
       for (size_t i = 0; i < run.size(); ++i) {
         Config& c = *run[i];
-        const int k = c.parallel.tp > 1 ? 1 : 0;
+        const int k = static_cast<int>(PlanOf(c.parallel));
         Phases* phases = &*plans[k];
         ServeInputs ci = at;
         ci.parallel = c.parallel;

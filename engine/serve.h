@@ -231,7 +231,7 @@ struct ServeResult {
   int analyses = 0;             // full Analyze() runs
 };
 
-// --search: serving configurations (GPUs x tensor/pipeline parallel x
+// --search: serving configurations (GPUs x tensor/pipeline/expert parallel x
 // concurrency x weight precision) against latency targets.
 struct ServeExcluded {
   ParallelOptions parallel;
@@ -250,7 +250,7 @@ struct ServeSearch {
   // "int8", "int4") and, for those left out, why.
   std::vector<std::string> weights;
   std::vector<std::string> weights_left_out;
-  std::vector<ParallelOptions> layouts;  // tp x pp searched
+  std::vector<ParallelOptions> layouts;  // tp x pp and ep searched
   int64_t max_concurrency = 4096;        // the largest concurrency tried
   std::vector<ServeResult> results;      // every configuration that fits
   // Configurations that do not fit (the smallest concurrency that does not:
@@ -295,10 +295,13 @@ struct ServeSearchInputs {
 // Tensor parallel 1, 2, 4, ... up to the GPUs of a node (pipeline 1), and
 // pipeline parallel 2 and 4 with a whole node of tensor parallel per stage
 // (stages across nodes: vLLM's multi-node layout), or the node split into
-// the stages when the device has no network; just {1, 1} on a device
-// without interconnect data. Pipeline layouts decode pp micro-batches in
-// flight.
-std::vector<ParallelOptions> SearchLayouts(const Hardware& hardware);
+// the stages when the device has no network; for a mixture-of-experts model
+// (`experts` > 0: the number every MoE layer's experts divide into), expert
+// parallel 2, 4, ... up to the GPUs of a node where it divides `experts`;
+// just {1, 1} on a device without interconnect data. Pipeline layouts decode
+// pp micro-batches in flight.
+std::vector<ParallelOptions> SearchLayouts(const Hardware& hardware,
+                                           int64_t experts = 0);
 
 // Every micro-batch b = 1, 2, 4, ... (graphs from `graphs_at(b)`, imported
 // once each) is analyzed once per weight precision (prefill and `samples`

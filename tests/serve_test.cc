@@ -561,6 +561,78 @@ TEST(ServeSearchSpace, PointsAreTheQuantizeAndShardingAnalyses) {
               1e-12);
 }
 
+// Expert-parallel layouts join the search for a mixture-of-experts model
+// only: ep 2, 4, 8 on an 8-GPU H100 node where ep divides the experts (8:
+// all three; 6: only 2), none without MoE layers.
+TEST(ServeSearchSpace, ExpertParallelLayoutsOnlyWhereTheyDivideTheExperts) {
+  absl::StatusOr<Hardware> hw = SourceHardware("h100-sxm");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  auto eps = [](const std::vector<ParallelOptions>& layouts) {
+    std::vector<int> out;
+    for (const ParallelOptions& p : layouts) {
+      if (p.ep > 1) {
+        EXPECT_EQ(p.tp, 1);
+        EXPECT_EQ(p.pp, 1);
+        out.push_back(p.ep);
+      }
+    }
+    return out;
+  };
+  EXPECT_EQ(SearchLayouts(*hw).size(), 6u);
+  EXPECT_TRUE(eps(SearchLayouts(*hw)).empty());
+  EXPECT_EQ(eps(SearchLayouts(*hw, 8)), (std::vector<int>{2, 4, 8}));
+  EXPECT_EQ(SearchLayouts(*hw, 8).size(), 9u);
+  EXPECT_EQ(eps(SearchLayouts(*hw, 6)), (std::vector<int>{2}));
+}
+
+// A search over Mixtral-8x7B (8 experts) serves expert-parallel layouts,
+// and an ep point is --serve's own analysis of that layout (AnalyzeServe
+// with --ep: kernels planned around the all-to-alls, each GPU holding its
+// share of the requests and of the experts).
+TEST(ServeSearchSpace, ExpertParallelPointIsTheServeAnalysis) {
+  SearchFixture f;
+  SetUpSearch(0, &f);
+  f.in.max_concurrency = 2;
+  f.in.weights = {};
+  f.at = [](int64_t b) -> absl::StatusOr<ServeGraphs> {
+    ServeGraphs g;
+    g.prefill = MustImport("mixtral-8x7b-prefill", b, {{"sequence", 128}});
+    g.decode = MustImport("mixtral-8x7b-decode", b,
+                          {{"sequence", 1}, {"past_sequence", 128}});
+    g.decode_next = MustImport("mixtral-8x7b-decode", b,
+                               {{"sequence", 1}, {"past_sequence", 129}});
+    g.decode_name = "zoo:mixtral-8x7b-decode";
+    return g;
+  };
+  absl::StatusOr<ServeSearch> s = SearchServe(f.in, f.at);
+  ASSERT_TRUE(s.ok()) << s.status();
+  const ServeResult* point = nullptr;
+  for (const ServeResult& r : s->results) {
+    if (r.parallel.ep == 4 && r.concurrency == 2) point = &r;
+  }
+  ASSERT_NE(point, nullptr);
+  EXPECT_EQ(point->gpus, 4);
+  absl::StatusOr<ServeGraphs> g = f.at(2);
+  ASSERT_TRUE(g.ok());
+  ServeInputs in = f.in.serve;
+  in.prefill = &g->prefill;
+  in.decode = &g->decode;
+  in.decode_next = &g->decode_next;
+  in.decode_name = g->decode_name;
+  in.concurrency = 2;
+  in.samples = f.in.samples;
+  in.parallel.ep = 4;
+  absl::StatusOr<ServeResult> direct = AnalyzeServe(in);
+  ASSERT_TRUE(direct.ok()) << direct.status();
+  EXPECT_NEAR(point->tpot_s, direct->tpot_s, 1e-12);
+  EXPECT_NEAR(point->ttft_s, direct->ttft_s, 1e-12);
+  EXPECT_NEAR(point->memory.weight_bytes, direct->memory.weight_bytes, 1);
+  // Another layout over the same 4 GPUs, priced differently.
+  const ServeResult* tp4 = FindResult(*s, 4, 1, "", 2);
+  ASSERT_NE(tp4, nullptr);
+  EXPECT_NE(tp4->tpot_s, point->tpot_s);
+}
+
 TEST(Serve, BadValues) {
   Fixture f;
   SetUpLlama(128, 4, 1, &f);

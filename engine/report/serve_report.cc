@@ -317,6 +317,7 @@ nlohmann::ordered_json SearchPoint(const ServeSearch& s, const ServeResult& r) {
   nlohmann::ordered_json j;
   j["tp"] = r.parallel.tp;
   j["pp"] = r.parallel.pp;
+  j["ep"] = r.parallel.ep;
   j["microbatches"] = r.parallel.microbatches;
   j["gpus"] = r.gpus;
   j["weights"] = WeightsLabel(s, r.weights);
@@ -343,7 +344,14 @@ std::string Limit(const std::optional<double>& s) {
 }
 
 std::string Layout(const ParallelOptions& p) {
+  if (p.ep > 1) return fmt::format("ep {}", p.ep);
   return fmt::format("tp {} x pp {}", p.tp, p.pp);
+}
+
+// A layout in the search table: "2x1" (tp x pp), or "ep 8".
+std::string LayoutCell(const ParallelOptions& p) {
+  if (p.ep > 1) return fmt::format("ep {}", p.ep);
+  return fmt::format("{}x{}", p.tp, p.pp);
 }
 
 bool Meets(const ServeSearch& s, const ServeResult& r) {
@@ -376,9 +384,16 @@ std::string SearchPrecisionsNote(const ServeSearch& s) {
 
 std::string FormatServeSearch(const ServeSearch& s, size_t max_width) {
   std::string layouts;
+  std::string expert_layouts;
   for (const ParallelOptions& p : s.layouts) {
-    if (!layouts.empty()) layouts += ", ";
-    layouts += fmt::format("{}x{}", p.tp, p.pp);
+    std::string& list = p.ep > 1 ? expert_layouts : layouts;
+    if (!list.empty()) list += ", ";
+    list += p.ep > 1 ? fmt::format("{}", p.ep) : LayoutCell(p);
+  }
+  if (!expert_layouts.empty()) {
+    layouts +=
+        fmt::format(", and expert parallel {} with data-parallel attention",
+                    expert_layouts);
   }
   std::string out = fmt::format(
       "Search: {} configurations (tensor x pipeline parallel {}; pipeline "
@@ -391,10 +406,17 @@ std::string FormatServeSearch(const ServeSearch& s, size_t max_width) {
       s.analyses, Limit(s.ttft_max_s), Limit(s.tpot_max_s));
   out += SearchPrecisionsNote(s);
   TextTable table;
-  table.headers = {
-      "",     "GPUs", "tp x pp",  "weights",          "concurrency",
-      "TTFT", "TPOT", "tokens/s", "tokens/s per GPU", "memory per GPU",
-      "meets"};
+  table.headers = {"",
+                   "GPUs",
+                   expert_layouts.empty() ? "tp x pp" : "tp x pp / ep",
+                   "weights",
+                   "concurrency",
+                   "TTFT",
+                   "TPOT",
+                   "tokens/s",
+                   "tokens/s per GPU",
+                   "memory per GPU",
+                   "meets"};
   table.right_align.assign(table.headers.size(), true);
   table.right_align[0] = false;
   table.keep = {true};  // "best"
@@ -403,9 +425,9 @@ std::string FormatServeSearch(const ServeSearch& s, size_t max_width) {
     const ServeResult& r = s.results[i];
     table.rows.push_back(
         {s.best && *s.best == i ? "best" : "", fmt::format("{}", r.gpus),
-         fmt::format("{}x{}", r.parallel.tp, r.parallel.pp),
-         WeightsLabel(s, r.weights), fmt::format("{}", r.concurrency),
-         FormatSeconds(r.ttft_s), FormatSeconds(r.tpot_s),
+         LayoutCell(r.parallel), WeightsLabel(s, r.weights),
+         fmt::format("{}", r.concurrency), FormatSeconds(r.ttft_s),
+         FormatSeconds(r.tpot_s),
          fmt::format("{}/s", FormatNumber(r.aggregate_output_tokens_per_s)),
          fmt::format("{}/s", FormatNumber(TokensPerGpu(r))),
          FormatSi(r.memory.total_bytes, "B"), Meets(s, r) ? "yes" : "no"});
@@ -464,7 +486,7 @@ nlohmann::ordered_json ServeSearchJson(const ServeSearch& s) {
   j["max_concurrency"] = s.max_concurrency;
   nlohmann::ordered_json layouts = nlohmann::ordered_json::array();
   for (const ParallelOptions& p : s.layouts) {
-    layouts.push_back({{"tp", p.tp}, {"pp", p.pp}});
+    layouts.push_back({{"tp", p.tp}, {"pp", p.pp}, {"ep", p.ep}});
   }
   j["layouts"] = std::move(layouts);
   nlohmann::ordered_json weights = nlohmann::ordered_json::array();
@@ -484,6 +506,7 @@ nlohmann::ordered_json ServeSearchJson(const ServeSearch& s) {
     nlohmann::ordered_json x;
     x["tp"] = e.parallel.tp;
     x["pp"] = e.parallel.pp;
+    x["ep"] = e.parallel.ep;
     x["gpus"] = e.parallel.gpus();
     x["weights"] = WeightsLabel(s, e.weights);
     x["concurrency"] = e.concurrency > 0 ? nlohmann::ordered_json(e.concurrency)

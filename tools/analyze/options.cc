@@ -481,8 +481,9 @@ constexpr Flag kFlags[] = {
      }},
     {"--search", "",
      "with --serve: analyze tensor parallel 1, 2, 4, ... x pipeline parallel "
-     "1, 2, 4 x the run's weights and weight-only int8/int4 x concurrency 1, "
-     "2, 4, ... and print the Pareto set (TPOT vs tokens/s per GPU), the "
+     "1, 2, 4 (and expert parallel 2, 4, ... for a mixture-of-experts model) "
+     "x the run's weights and weight-only int8/int4 x concurrency 1, 2, 4, "
+     "... and print the Pareto set (TPOT vs tokens/s per GPU), the "
      "cheapest configuration meeting --ttft-max/--tpot-max and what does not "
      "fit (json: \"search\")",
      [](Options& o, std::string_view) { return SetSwitch(&o.search); }},
