@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/entry_names.h"
 #include "engine/json_fields.h"
 #include "engine/precision.h"
 #include "engine/report/hardware_list.h"
@@ -33,18 +34,6 @@ constexpr std::string_view kKnownFields[] = {
     "kernel_model",
     "interconnect",
 };
-
-// Lower case with everything but letters and digits removed, so that
-// "H100_SXM", "h100 sxm" and "h100-sxm" compare equal.
-std::string Squash(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    if (std::isalnum(static_cast<unsigned char>(c))) {
-      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-  }
-  return out;
-}
 
 absl::StatusOr<std::string> RequiredString(const Json& j,
                                            std::string_view origin,
@@ -467,43 +456,14 @@ std::string HardwareToJson(const Hardware& hw) {
 
 absl::StatusOr<Hardware> FindHardware(const std::vector<Hardware>& catalog,
                                       std::string_view name) {
-  const std::string lower = LowerAscii(name);
+  std::vector<EntryNames> names;
+  names.reserve(catalog.size());
   for (const Hardware& hw : catalog) {
-    if (hw.key == lower || LowerAscii(hw.name) == lower) return hw;
-    for (const std::string& a : hw.aliases) {
-      if (a == lower) return hw;
-    }
+    names.push_back({hw.key, hw.name, hw.aliases});
   }
-  // Second chance: ignore punctuation and spaces ("H100 SXM" = "h100-sxm").
-  const std::string squashed = Squash(name);
-  const Hardware* found = nullptr;
-  int matches = 0;
-  for (const Hardware& hw : catalog) {
-    bool match = Squash(hw.key) == squashed || Squash(hw.name) == squashed;
-    for (const std::string& a : hw.aliases) match |= Squash(a) == squashed;
-    if (match) {
-      found = &hw;
-      ++matches;
-    }
-  }
-  if (matches == 1 && !squashed.empty()) return *found;
-
-  std::string known;
-  for (const Hardware& hw : catalog) {
-    if (!known.empty()) known += ", ";
-    known += hw.key;
-    if (!hw.aliases.empty()) {
-      known += " (";
-      for (size_t i = 0; i < hw.aliases.size(); ++i) {
-        if (i > 0) known += ", ";
-        known += hw.aliases[i];
-      }
-      known += ")";
-    }
-  }
-  return absl::NotFoundError(
-      fmt::format("unknown hardware '{}'; known (key (aliases)): {}", name,
-                  known.empty() ? "none" : known));
+  absl::StatusOr<size_t> i = MatchHardwareName(names, name);
+  if (!i.ok()) return i.status();
+  return catalog[*i];
 }
 
 }  // namespace ridgeline::engine

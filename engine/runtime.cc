@@ -5,6 +5,7 @@
 #include <cmath>
 #include <initializer_list>
 
+#include "engine/entry_names.h"
 #include "engine/json_fields.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
@@ -342,22 +343,12 @@ absl::StatusOr<Runtime> LoadRuntimeFile(const std::string& path) {
 
 absl::StatusOr<Runtime> FindRuntime(const std::vector<Runtime>& catalog,
                                     std::string_view name) {
-  const std::string lower = LowerAscii(name);
-  for (const Runtime& r : catalog) {
-    if (r.key == lower) return r;
-    if (std::find(r.aliases.begin(), r.aliases.end(), lower) !=
-        r.aliases.end()) {
-      return r;
-    }
-  }
-  std::string known;
-  for (const Runtime& r : catalog) {
-    if (!known.empty()) known += ", ";
-    known += r.key;
-  }
-  return absl::NotFoundError(
-      fmt::format("unknown runtime '{}' (known: {}; or a profile FILE.json)",
-                  name, known.empty() ? "none" : known));
+  std::vector<EntryNames> names;
+  names.reserve(catalog.size());
+  for (const Runtime& r : catalog) names.push_back({r.key, r.name, r.aliases});
+  absl::StatusOr<size_t> i = MatchRuntimeName(names, name);
+  if (!i.ok()) return i.status();
+  return catalog[*i];
 }
 
 Runtime FlatRuntime(double compute_efficiency, double memory_efficiency,

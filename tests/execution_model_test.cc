@@ -297,6 +297,33 @@ TEST(Runtime, CatalogHasTheFiveProfilesWithSources) {
               HasSubstr("known: compiled"));
 }
 
+// --runtime NAME parses only the profile it finds (zoo::ResolveRuntime over
+// the entries' names): it finds what FindRuntime finds in the whole
+// catalog, by key and by every alias, and fails with its message.
+TEST(Runtime, ResolveByNameAgreesWithTheCatalog) {
+  absl::StatusOr<std::vector<Runtime>> all = zoo::RuntimeCatalog();
+  ASSERT_TRUE(all.ok()) << all.status();
+  std::vector<std::string> queries = {"TRT-LLM", "vllm", "COMPILED"};
+  for (const Runtime& r : *all) {
+    queries.push_back(r.key);
+    for (const std::string& a : r.aliases) queries.push_back(a);
+  }
+  for (const std::string& q : queries) {
+    SCOPED_TRACE(q);
+    absl::StatusOr<Runtime> want = FindRuntime(*all, q);
+    absl::StatusOr<Runtime> got = zoo::ResolveRuntime(q);
+    ASSERT_EQ(got.ok(), want.ok());
+    if (!want.ok()) {
+      EXPECT_EQ(got.status().message(), want.status().message());
+      continue;
+    }
+    EXPECT_EQ(got->key, want->key);
+    EXPECT_EQ(got->name, want->name);
+    EXPECT_EQ(got->kernel_launch_s, want->kernel_launch_s);
+    EXPECT_EQ(got->per_request_s, want->per_request_s);
+  }
+}
+
 TEST(Runtime, MlsysimProfileIsTheFlatDefault) {
   absl::StatusOr<Runtime> m = zoo::ResolveRuntime("mlsysim");
   ASSERT_TRUE(m.ok());

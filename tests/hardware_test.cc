@@ -10,6 +10,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "zoo/entry_names.h"
 #include "zoo/hardware_catalog.h"
 #include "zoo/zoo.h"
 
@@ -75,6 +76,66 @@ TEST(HardwareZooTest, UnknownNameListsTheKnownOnes) {
   ASSERT_FALSE(hw.ok());
   EXPECT_NE(Message(hw.status()).find("h9000"), std::string::npos);
   EXPECT_NE(Message(hw.status()).find("h100-sxm"), std::string::npos);
+}
+
+// --hw NAME reads the entries' names from their heads and parses only the
+// entry it finds (zoo::HardwareLookup): the names are the parsed catalog's,
+// in its order, and every lookup finds what FindHardware finds in the whole
+// catalog, the unknown-name message included.
+TEST(HardwareZooTest, LookupByNameParsesOneEntryAndAgreesWithTheCatalog) {
+  const std::vector<engine::Hardware> all = Catalog();
+  const std::vector<zoo::NamedFile> named =
+      zoo::ReadEntryNames(zoo::kHardwarePrefix);
+  ASSERT_EQ(named.size(), all.size());
+  for (size_t i = 0; i < all.size(); ++i) {
+    SCOPED_TRACE(all[i].key);
+    EXPECT_EQ(named[i].names.key, all[i].key);
+    EXPECT_EQ(named[i].names.name, all[i].name);
+    EXPECT_EQ(named[i].names.aliases, all[i].aliases);
+  }
+  const zoo::HardwareLookup lookup;
+  std::vector<std::string> queries = {
+      "H100_SXM", "NVIDIA H100 SXM5 80GB", "a100", "orin", "h9000", ""};
+  for (const engine::Hardware& hw : all) {
+    queries.push_back(hw.key);
+    queries.push_back(hw.name);
+    for (const std::string& a : hw.aliases) queries.push_back(a);
+  }
+  for (const std::string& q : queries) {
+    SCOPED_TRACE(q);
+    absl::StatusOr<engine::Hardware> want = engine::FindHardware(all, q);
+    absl::StatusOr<engine::Hardware> got = lookup.Find(q);
+    ASSERT_EQ(got.ok(), want.ok()) << got.status() << " / " << want.status();
+    if (!want.ok()) {
+      EXPECT_EQ(Message(got.status()), Message(want.status()));
+      continue;
+    }
+    EXPECT_EQ(engine::HardwareToJson(*got), engine::HardwareToJson(*want));
+  }
+}
+
+// A --hw-file device replaces the zoo entry with its key (and only it): its
+// key and aliases find the file's device, the others the zoo's.
+TEST(HardwareZooTest, LookupOverrideReplacesTheEntryWithItsKey) {
+  zoo::HardwareLookup lookup;
+  absl::StatusOr<engine::Hardware> h100 = lookup.Find("h100");
+  ASSERT_TRUE(h100.ok());
+  engine::Hardware mine = *h100;
+  mine.name = "my H100";
+  mine.aliases = {"mine"};
+  mine.memory_bandwidth_bytes_per_s = 1e12;
+  lookup.Override(mine);
+  absl::StatusOr<engine::Hardware> by_key = lookup.Find("h100-sxm");
+  ASSERT_TRUE(by_key.ok());
+  EXPECT_EQ(by_key->memory_bandwidth_bytes_per_s, 1e12);
+  ASSERT_TRUE(lookup.Find("mine").ok());
+  EXPECT_FALSE(lookup.Find("h100-sxm5").ok());  // the zoo entry's alias
+  ASSERT_TRUE(lookup.Find("a100").ok());
+  EXPECT_EQ(lookup.Find("a100")->key, "a100-80gb-sxm");
+  absl::StatusOr<std::vector<engine::Hardware>> all = lookup.All();
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), Catalog().size());
+  EXPECT_EQ(all->back().name, "my H100");
 }
 
 TEST(HardwareZooTest, DatasheetFiguresOfTheMlsysimDevices) {

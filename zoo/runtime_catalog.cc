@@ -4,6 +4,7 @@
 #include <string>
 
 #include "zoo/entry_catalog.h"
+#include "zoo/entry_names.h"
 
 namespace ridgeline::zoo {
 
@@ -25,9 +26,11 @@ absl::StatusOr<engine::Runtime> ResolveRuntime(std::string_view name) {
   if (name.ends_with(".json")) {
     return engine::LoadRuntimeFile(std::string(name));
   }
-  absl::StatusOr<std::vector<engine::Runtime>> catalog = RuntimeCatalog();
-  if (!catalog.ok()) return catalog.status();
-  return engine::FindRuntime(*catalog, name);
+  // Only the entry found is parsed (RuntimeCatalog parses them all).
+  const std::vector<NamedFile> files = ReadEntryNames(kRuntimePrefix);
+  absl::StatusOr<size_t> i = engine::MatchRuntimeName(NamesOf(files), name);
+  if (!i.ok()) return i.status();
+  return engine::ParseRuntimeJson(files[*i].file.bytes, files[*i].origin);
 }
 
 }  // namespace ridgeline::zoo

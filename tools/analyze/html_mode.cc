@@ -24,8 +24,7 @@ absl::StatusOr<std::vector<engine::Analysis>> OtherDevices(
   std::vector<engine::Analysis> others;
   const std::vector<std::string>& names = ctx.options->hw;
   for (size_t i = 1; i < names.size(); ++i) {
-    absl::StatusOr<engine::Hardware> hw =
-        engine::FindHardware(*ctx.catalog, names[i]);
+    absl::StatusOr<engine::Hardware> hw = ctx.catalog->Find(names[i]);
     if (!hw.ok()) return hw.status();
     absl::StatusOr<engine::Analysis> a = engine::AnalyzeSharded(
         ctx.graph, *hw, ctx.analyze, ctx.options->parallel);

@@ -24,14 +24,15 @@
 #include "nlohmann/json.hpp"
 #include "tools/analyze/options.h"
 #include "zoo/catalog.h"
+#include "zoo/hardware_catalog.h"
 
 namespace ridgeline::tools::analyze {
 
 // Everything a mode needs about the run.
 struct RunContext {
   const Options* options = nullptr;
-  const std::vector<engine::Hardware>* catalog = nullptr;  // --hw lookups
-  engine::Hardware hw;                                     // the first device
+  const zoo::HardwareLookup* catalog = nullptr;  // --hw lookups
+  engine::Hardware hw;                           // the first device
   engine::Runtime runtime;  // the runtime profile the analysis ran with
   std::optional<zoo::ModelEntry> zoo_entry;  // --zoo NAME
   std::string model_name;                    // the path, or "zoo:NAME"

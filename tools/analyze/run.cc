@@ -34,20 +34,16 @@ int Fail(std::ostream& err, std::string_view message) {
   return kExitInput;
 }
 
-// The device catalog: the zoo plus the --hw-file entry (which replaces a zoo
+// The device lookups: the zoo plus the --hw-file entry (which replaces a zoo
 // entry with the same key).
-absl::StatusOr<std::vector<engine::Hardware>> Catalog(
-    const Options& o, std::optional<engine::Hardware>* from_file) {
-  absl::StatusOr<std::vector<engine::Hardware>> zoo = zoo::HardwareCatalog();
-  if (!zoo.ok()) return zoo.status();
-  if (o.hw_file.empty()) return zoo;
+absl::Status OpenCatalog(const Options& o, zoo::HardwareLookup* catalog,
+                         std::optional<engine::Hardware>* from_file) {
+  if (o.hw_file.empty()) return absl::OkStatus();
   absl::StatusOr<engine::Hardware> hw = engine::LoadHardwareFile(o.hw_file);
   if (!hw.ok()) return hw.status();
   *from_file = *hw;
-  std::erase_if(*zoo,
-                [&](const engine::Hardware& h) { return h.key == hw->key; });
-  zoo->push_back(*hw);
-  return zoo;
+  catalog->Override(*std::move(hw));
+  return absl::OkStatus();
 }
 
 // The batch the importer settled (Graph::batch). Warns when --batch could
@@ -235,13 +231,16 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err,
   }
 
   std::optional<engine::Hardware> from_file;
-  absl::StatusOr<std::vector<engine::Hardware>> catalog =
-      Catalog(options, &from_file);
-  if (!catalog.ok()) return Fail(err, MessageOf(catalog.status()));
+  zoo::HardwareLookup catalog;
+  if (absl::Status s = OpenCatalog(options, &catalog, &from_file); !s.ok()) {
+    return Fail(err, MessageOf(s));
+  }
 
   if (options.list_hw) {
+    absl::StatusOr<std::vector<engine::Hardware>> all = catalog.All();
+    if (!all.ok()) return Fail(err, MessageOf(all.status()));
     if (!open_output()) return Fail(err, cannot_open);
-    engine::report::WriteHardwareList(*catalog, options.format, *sink,
+    engine::report::WriteHardwareList(*all, options.format, *sink,
                                       TableWidth(options, out));
     return finish();
   }
@@ -249,20 +248,18 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err,
   std::vector<std::string> warnings;
   RunContext ctx;
   ctx.options = &options;
-  ctx.catalog = &*catalog;
+  ctx.catalog = &catalog;
   ctx.err = &err;
   ctx.warnings = &warnings;
   ctx.table_width = TableWidth(options, out);
   if (options.hw.empty()) {
     ctx.hw = *from_file;
   } else {
-    absl::StatusOr<engine::Hardware> found =
-        engine::FindHardware(*catalog, options.hw.front());
+    absl::StatusOr<engine::Hardware> found = catalog.Find(options.hw.front());
     if (!found.ok()) return Fail(err, MessageOf(found.status()));
     ctx.hw = *found;
     for (size_t i = 1; i < options.hw.size(); ++i) {
-      absl::StatusOr<engine::Hardware> other =
-          engine::FindHardware(*catalog, options.hw[i]);
+      absl::StatusOr<engine::Hardware> other = catalog.Find(options.hw[i]);
       if (!other.ok()) return Fail(err, MessageOf(other.status()));
     }
     if (options.hw.size() > 1 && options.picture == Options::Picture::kNone) {

@@ -41,8 +41,7 @@ absl::StatusOr<engine::SweepResult> RunSweep(const RunContext& ctx) {
   }
   std::vector<engine::Hardware> devices;
   for (const std::string& name : spec->hardware) {
-    absl::StatusOr<engine::Hardware> hw =
-        engine::FindHardware(*ctx.catalog, name);
+    absl::StatusOr<engine::Hardware> hw = ctx.catalog->Find(name);
     if (!hw.ok()) {
       return absl::InvalidArgumentError(
           fmt::format("--sweep: {}", MessageOf(hw.status())));

@@ -61,17 +61,12 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Open(
 
 // The steps of the CLI's RunAnalyze (tools/analyze/run.cc) up to the report.
 absl::Status Session::Load() {
-  absl::StatusOr<std::vector<engine::Hardware>> catalog =
-      zoo::HardwareCatalog();
-  if (!catalog.ok()) return catalog.status();
-  catalog_ = *std::move(catalog);
   ctx_.options = &options_;
   ctx_.catalog = &catalog_;
   ctx_.warnings = &warnings_;  // ctx_.err stays null: nothing is printed
   if (model_bytes_) ctx_.model_bytes = *model_bytes_;
   for (size_t i = 0; i < options_.hw.size(); ++i) {
-    absl::StatusOr<engine::Hardware> hw =
-        engine::FindHardware(catalog_, options_.hw[i]);
+    absl::StatusOr<engine::Hardware> hw = catalog_.Find(options_.hw[i]);
     if (!hw.ok()) return hw.status();
     if (i == 0) ctx_.hw = *std::move(hw);
   }
@@ -162,7 +157,7 @@ absl::StatusOr<engine::SweepResult> Session::Sweep(
   }
   std::vector<engine::Hardware> devices;
   for (const std::string& name : spec->hardware) {
-    absl::StatusOr<engine::Hardware> hw = engine::FindHardware(catalog_, name);
+    absl::StatusOr<engine::Hardware> hw = catalog_.Find(name);
     if (!hw.ok()) {
       return absl::InvalidArgumentError(
           fmt::format("--sweep: {}", MessageOf(hw.status())));

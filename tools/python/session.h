@@ -19,6 +19,7 @@
 #include "nlohmann/json.hpp"
 #include "tools/analyze/modes.h"
 #include "tools/analyze/options.h"
+#include "zoo/hardware_catalog.h"
 
 namespace ridgeline::python {
 
@@ -57,7 +58,7 @@ class Session {
   absl::Status Load();
 
   tools::analyze::Options options_;
-  std::vector<engine::Hardware> catalog_;
+  zoo::HardwareLookup catalog_;
   std::optional<std::string> model_bytes_;
   tools::analyze::RunContext ctx_;
   // Every warning (tools::analyze::Warn records them in ctx_.warnings);
