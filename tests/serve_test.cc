@@ -354,6 +354,21 @@ struct SearchFixture {
   int64_t params = 0;
 };
 
+// The zoo's MODEL-prefill at 128 tokens and MODEL-decode after 128 and 129,
+// imported at each micro-batch as the CLI does.
+ServeGraphsAt ZooGraphsAt(const std::string& model) {
+  return [model](int64_t b) -> absl::StatusOr<ServeGraphs> {
+    ServeGraphs g;
+    g.prefill = MustImport(model + "-prefill", b, {{"sequence", 128}});
+    g.decode = MustImport(model + "-decode", b,
+                          {{"sequence", 1}, {"past_sequence", 128}});
+    g.decode_next = MustImport(model + "-decode", b,
+                               {{"sequence", 1}, {"past_sequence", 129}});
+    g.decode_name = "zoo:" + model + "-decode";
+    return g;
+  };
+}
+
 void SetUpSearch(double capacity_bytes, SearchFixture* f) {
   absl::StatusOr<Runtime> rt = zoo::ResolveRuntime("compiled");
   ASSERT_TRUE(rt.ok()) << rt.status();
@@ -367,16 +382,7 @@ void SetUpSearch(double capacity_bytes, SearchFixture* f) {
   f->in.serve.prompt = 128;
   f->in.serve.generate = 8;
   f->in.max_concurrency = 8;
-  f->at = [](int64_t b) -> absl::StatusOr<ServeGraphs> {
-    ServeGraphs g;
-    g.prefill = MustImport("llama-3.1-8b-prefill", b, {{"sequence", 128}});
-    g.decode = MustImport("llama-3.1-8b-decode", b,
-                          {{"sequence", 1}, {"past_sequence", 128}});
-    g.decode_next = MustImport("llama-3.1-8b-decode", b,
-                               {{"sequence", 1}, {"past_sequence", 129}});
-    g.decode_name = "zoo:llama-3.1-8b-decode";
-    return g;
-  };
+  f->at = ZooGraphsAt("llama-3.1-8b");
   f->params = MustImport("llama-3.1-8b-decode", 1, {}).ParameterCount();
 }
 
@@ -594,16 +600,7 @@ TEST(ServeSearchSpace, ExpertParallelPointIsTheServeAnalysis) {
   SetUpSearch(0, &f);
   f.in.max_concurrency = 2;
   f.in.weights = {};
-  f.at = [](int64_t b) -> absl::StatusOr<ServeGraphs> {
-    ServeGraphs g;
-    g.prefill = MustImport("mixtral-8x7b-prefill", b, {{"sequence", 128}});
-    g.decode = MustImport("mixtral-8x7b-decode", b,
-                          {{"sequence", 1}, {"past_sequence", 128}});
-    g.decode_next = MustImport("mixtral-8x7b-decode", b,
-                               {{"sequence", 1}, {"past_sequence", 129}});
-    g.decode_name = "zoo:mixtral-8x7b-decode";
-    return g;
-  };
+  f.at = ZooGraphsAt("mixtral-8x7b");
   absl::StatusOr<ServeSearch> s = SearchServe(f.in, f.at);
   ASSERT_TRUE(s.ok()) << s.status();
   const ServeResult* point = nullptr;
