@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "gmock/gmock.h"
 #include "graph/fmt_absl.h"
 #include "gtest/gtest.h"
@@ -87,6 +88,29 @@ TEST(FindModel, IsCaseInsensitiveAndListsNamesWhenMissing) {
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(MessageOf(missing.status())), HasSubstr("toy"));
+}
+
+// `--zoo NAME` parses only the entry it finds (FindZooModel): it is the
+// entry FindModel finds in the whole embedded catalog, by every name in any
+// case, and a missing name gets the same message.
+TEST(FindZooModel, AgreesWithTheCatalog) {
+  absl::StatusOr<std::vector<ModelEntry>> zoo = ModelCatalog();
+  ASSERT_TRUE(zoo.ok()) << zoo.status();
+  for (const ModelEntry& e : *zoo) {
+    for (const std::string& name : {e.name, absl::AsciiStrToUpper(e.name)}) {
+      absl::StatusOr<ModelEntry> want = FindModel(*zoo, name);
+      absl::StatusOr<ModelEntry> got = FindZooModel(name);
+      ASSERT_TRUE(got.ok()) << name << ": " << got.status();
+      EXPECT_EQ(got->name, want->name);
+      EXPECT_EQ(got->onnx.data(), want->onnx.data());
+      EXPECT_EQ(got->metadata_json, want->metadata_json);
+      EXPECT_EQ(got->default_dims, want->default_dims);
+    }
+  }
+  absl::StatusOr<ModelEntry> want = FindModel(*zoo, "no-such-model");
+  absl::StatusOr<ModelEntry> got = FindZooModel("no-such-model");
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status(), want.status());
 }
 
 TEST(EntryDims, DefaultsThenBatchThenUserDims) {

@@ -129,11 +129,14 @@ absl::Status ParseMetadata(std::string_view path, std::string_view text,
 
 }  // namespace
 
-absl::StatusOr<std::vector<ModelEntry>> ParseModelCatalog(
+namespace {
+
+// Each entry's graph and metadata file, by the name both files share
+// (pointers into `files`, which must outlive the map).
+using FilePair = std::pair<const EmbeddedFile*, const EmbeddedFile*>;
+std::map<std::string, FilePair> PairFiles(
     const std::vector<EmbeddedFile>& files) {
-  // name -> (onnx, json)
-  std::map<std::string, std::pair<const EmbeddedFile*, const EmbeddedFile*>>
-      by_name;
+  std::map<std::string, FilePair> by_name;  // name -> (onnx, json)
   for (const EmbeddedFile& f : files) {
     std::string_view path = f.path;
     if (path.substr(0, kModelsPrefix.size()) != kModelsPrefix) continue;
@@ -145,28 +148,49 @@ absl::StatusOr<std::vector<ModelEntry>> ParseModelCatalog(
       by_name[std::string(base.substr(0, base.size() - 5))].second = &f;
     }
   }
+  return by_name;
+}
+
+absl::StatusOr<ModelEntry> ParseEntry(const std::string& name,
+                                      const FilePair& pair) {
+  const auto& [onnx, json] = pair;
+  if (onnx == nullptr) {
+    return absl::InvalidArgumentError(
+        fmt::format("zoo file '{}' has no graph '{}{}.onnx'", json->path,
+                    kModelsPrefix, name));
+  }
+  if (json == nullptr) {
+    return absl::InvalidArgumentError(
+        fmt::format("zoo file '{}' has no metadata '{}{}.json'", onnx->path,
+                    kModelsPrefix, name));
+  }
+  ModelEntry entry;
+  entry.name = name;
+  if (absl::Status s = ParseMetadata(json->path, json->bytes, &entry);
+      !s.ok()) {
+    return s;
+  }
+  entry.onnx = onnx->bytes;
+  entry.metadata_json = json->bytes;
+  return entry;
+}
+
+absl::Status NoSuchModel(std::string_view name,
+                         const std::vector<std::string>& names) {
+  return absl::NotFoundError(fmt::format(
+      "no zoo model '{}' (the zoo has: {})", name,
+      names.empty() ? std::string("nothing") : absl::StrJoin(names, ", ")));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ModelEntry>> ParseModelCatalog(
+    const std::vector<EmbeddedFile>& files) {
   std::vector<ModelEntry> out;
-  for (const auto& [name, pair] : by_name) {
-    const auto& [onnx, json] = pair;
-    if (onnx == nullptr) {
-      return absl::InvalidArgumentError(
-          fmt::format("zoo file '{}' has no graph '{}{}.onnx'", json->path,
-                      kModelsPrefix, name));
-    }
-    if (json == nullptr) {
-      return absl::InvalidArgumentError(
-          fmt::format("zoo file '{}' has no metadata '{}{}.json'", onnx->path,
-                      kModelsPrefix, name));
-    }
-    ModelEntry entry;
-    entry.name = name;
-    if (absl::Status s = ParseMetadata(json->path, json->bytes, &entry);
-        !s.ok()) {
-      return s;
-    }
-    entry.onnx = onnx->bytes;
-    entry.metadata_json = json->bytes;
-    out.push_back(std::move(entry));
+  for (const auto& [name, pair] : PairFiles(files)) {
+    absl::StatusOr<ModelEntry> entry = ParseEntry(name, pair);
+    if (!entry.ok()) return entry.status();
+    out.push_back(*std::move(entry));
   }
   return out;
 }
@@ -183,9 +207,18 @@ absl::StatusOr<ModelEntry> FindModel(const std::vector<ModelEntry>& catalog,
     if (Lower(e.name) == wanted) return e;
     names.push_back(e.name);
   }
-  return absl::NotFoundError(fmt::format(
-      "no zoo model '{}' (the zoo has: {})", name,
-      names.empty() ? std::string("nothing") : absl::StrJoin(names, ", ")));
+  return NoSuchModel(name, names);
+}
+
+absl::StatusOr<ModelEntry> FindZooModel(std::string_view name) {
+  const std::string wanted = Lower(name);
+  std::vector<std::string> names;
+  const std::vector<EmbeddedFile> files = Files(kModelsPrefix);
+  for (const auto& [entry_name, pair] : PairFiles(files)) {
+    if (Lower(entry_name) == wanted) return ParseEntry(entry_name, pair);
+    names.push_back(entry_name);
+  }
+  return NoSuchModel(name, names);
 }
 
 absl::flat_hash_map<std::string, int64_t> EntryDims(

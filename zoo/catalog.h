@@ -68,6 +68,10 @@ absl::StatusOr<std::vector<ModelEntry>> ModelCatalog();
 absl::StatusOr<ModelEntry> FindModel(const std::vector<ModelEntry>& catalog,
                                      std::string_view name);
 
+// The embedded entry FindModel(ModelCatalog(), name) finds, parsing only its
+// metadata (`analyze --zoo NAME` needs one entry, not the catalog).
+absl::StatusOr<ModelEntry> FindZooModel(std::string_view name);
+
 // The dims to import an entry with: its defaults, then `batch` (--batch N
 // sets the dim named "batch"), then `user_dims` (--dim NAME=VALUE) on top.
 absl::flat_hash_map<std::string, int64_t> EntryDims(

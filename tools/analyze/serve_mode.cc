@@ -388,12 +388,8 @@ absl::StatusOr<Graphs> LoadGraphs(const RunContext& ctx, int64_t prompt,
     for (const char* suffix : {"-prefill", "-decode"}) {
       if (!absl::EndsWith(name, suffix)) continue;
       const std::string base = name.substr(0, name.size() - strlen(suffix));
-      absl::StatusOr<std::vector<zoo::ModelEntry>> cat = zoo::ModelCatalog();
-      if (!cat.ok()) return cat.status();
-      absl::StatusOr<zoo::ModelEntry> p =
-          zoo::FindModel(*cat, base + "-prefill");
-      absl::StatusOr<zoo::ModelEntry> d =
-          zoo::FindModel(*cat, base + "-decode");
+      absl::StatusOr<zoo::ModelEntry> p = zoo::FindZooModel(base + "-prefill");
+      absl::StatusOr<zoo::ModelEntry> d = zoo::FindZooModel(base + "-decode");
       if (p.ok() && d.ok()) {
         prefill_entry = *p;
         decode_entry = *d;

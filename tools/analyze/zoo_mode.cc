@@ -81,9 +81,7 @@ absl::StatusOr<std::string> ListZoo(size_t max_width) {
 absl::Status LoadModel(RunContext* ctx) {
   const Options& o = *ctx->options;
   if (!o.zoo.empty()) {
-    absl::StatusOr<std::vector<zoo::ModelEntry>> catalog = zoo::ModelCatalog();
-    if (!catalog.ok()) return catalog.status();
-    absl::StatusOr<zoo::ModelEntry> entry = zoo::FindModel(*catalog, o.zoo);
+    absl::StatusOr<zoo::ModelEntry> entry = zoo::FindZooModel(o.zoo);
     if (!entry.ok()) {
       return absl::NotFoundError(
           fmt::format("--zoo {}: {}", o.zoo, MessageOf(entry.status())));

@@ -62,9 +62,7 @@ absl::StatusOr<py::list> RuntimeList() {
 }
 
 absl::StatusOr<std::string> ZooName(const std::string& name) {
-  absl::StatusOr<std::vector<zoo::ModelEntry>> all = zoo::ModelCatalog();
-  if (!all.ok()) return all.status();
-  absl::StatusOr<zoo::ModelEntry> e = zoo::FindModel(*all, name);
+  absl::StatusOr<zoo::ModelEntry> e = zoo::FindZooModel(name);
   if (!e.ok()) return e.status();
   return e->name;
 }
