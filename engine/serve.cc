@@ -122,6 +122,12 @@ namespace {
 
 // What one serving analysis is made of, prepared once for every pricing and
 // layout: the sampled decode steps rebound, the KV cache, the activations.
+// The kernels a layout's analysis is planned as: one GPU's, or around the
+// collectives of tensor parallelism or the all-to-alls of expert
+// parallelism (tp and ep are not combined).
+enum class KernelPlan { kOneGpu = 0, kTensorParallel = 1, kExpertParallel = 2 };
+constexpr int kKernelPlans = 3;
+
 struct Prepared {
   const TensorPricer* pricer = nullptr;  // the run's (points into `own`)
   TensorPricer dtype_pricer;
@@ -135,21 +141,13 @@ struct Prepared {
   // prefill's and the decoder's structure (one for every step: the steps
   // are copies of one graph with other dims).
   std::optional<ShardingStructure> prefill_structure, step_structure;
-  // The tensors the collectives of tensor parallelism sit on
-  // (CollectiveBarriers) in the prefill and in the decoder: layouts with
-  // tp > 1 plan their kernels around them.
-  std::vector<int> prefill_barriers, step_barriers;
-  // Those of expert parallelism's all-to-alls (ExpertParallelBarriers):
-  // layouts with ep > 1 plan their kernels around them (empty without MoE
+  // Each kernel plan's fusion barriers in the prefill and in the decoder,
+  // indexed by KernelPlan: none for one GPU; the tensors tensor
+  // parallelism's collectives sit on (CollectiveBarriers); those of expert
+  // parallelism's all-to-alls (ExpertParallelBarriers; empty without MoE
   // layers).
-  std::vector<int> expert_prefill_barriers, expert_step_barriers;
+  std::vector<int> prefill_barriers[kKernelPlans], step_barriers[kKernelPlans];
 };
-
-// The kernels a layout's analysis is planned as: one GPU's, or around the
-// collectives of tensor parallelism or the all-to-alls of expert
-// parallelism (tp and ep are not combined).
-enum class KernelPlan { kOneGpu = 0, kTensorParallel = 1, kExpertParallel = 2 };
-constexpr int kKernelPlans = 3;
 
 KernelPlan PlanOf(const ParallelOptions& p) {
   if (p.tp > 1) return KernelPlan::kTensorParallel;
@@ -248,13 +246,15 @@ absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
     absl::StatusOr<std::vector<int>> pre_barriers = CollectiveBarriers(
         *in.prefill, in.options.runtime, &*p->prefill_structure);
     if (!pre_barriers.ok()) return pre_barriers.status();
-    p->prefill_barriers = *std::move(pre_barriers);
+    constexpr int kTp = static_cast<int>(KernelPlan::kTensorParallel);
+    constexpr int kEp = static_cast<int>(KernelPlan::kExpertParallel);
+    p->prefill_barriers[kTp] = *std::move(pre_barriers);
     absl::StatusOr<std::vector<int>> step_barriers = CollectiveBarriers(
         p->steps.front(), in.options.runtime, &*p->step_structure);
     if (!step_barriers.ok()) return step_barriers.status();
-    p->step_barriers = *std::move(step_barriers);
-    p->expert_prefill_barriers = ExpertParallelBarriers(*in.prefill);
-    p->expert_step_barriers = ExpertParallelBarriers(p->steps.front());
+    p->step_barriers[kTp] = *std::move(step_barriers);
+    p->prefill_barriers[kEp] = ExpertParallelBarriers(*in.prefill);
+    p->step_barriers[kEp] = ExpertParallelBarriers(p->steps.front());
   }
   return absl::OkStatus();
 }
@@ -299,19 +299,12 @@ absl::StatusOr<Phases> AnalyzePhases(const ServeInputs& in, const Prepared& p,
     return Analyze(g, in.hardware, run->options);  // run->pricer held
   };
   Phases out;
-  if (plan == KernelPlan::kTensorParallel) {
-    opts.fusion_barriers = p.prefill_barriers;
-  } else if (plan == KernelPlan::kExpertParallel) {
-    opts.fusion_barriers = p.expert_prefill_barriers;
-  }
+  const int k = static_cast<int>(plan);
+  opts.fusion_barriers = p.prefill_barriers[k];
   absl::StatusOr<Analysis> prefill = analyze(*in.prefill);
   if (!prefill.ok()) return prefill.status();
   out.prefill = *std::move(prefill);
-  if (plan == KernelPlan::kTensorParallel) {
-    opts.fusion_barriers = p.step_barriers;
-  } else if (plan == KernelPlan::kExpertParallel) {
-    opts.fusion_barriers = p.expert_step_barriers;
-  }
+  opts.fusion_barriers = p.step_barriers[k];
   for (const graph::Graph& g : p.steps) {
     absl::StatusOr<Analysis> a = analyze(g);
     if (!a.ok()) return a.status();
