@@ -15,7 +15,8 @@
 # archive is missing, or this is a sanitizer or fuzzing build, everything
 # links the shared libraries as before and a status message says why.
 #
-# libstdc++ stays shared: libfmt.so, which analyze links, loads it anyway.
+# libstdc++, libgcc and fmt are made static the same way by
+# tools/static_runtime.cmake.
 #
 # Defines the interface target ridgeline_onnx_proto (what ridgeline_importers
 # links) and RIDGELINE_STATIC_PROTO_OK.
