@@ -8,9 +8,15 @@ cache (read once before timing):
   analyze FILE --hw h100 --format json > /dev/null      (fork + exec)
   /usr/bin/python3 -c 'onnx.load(FILE); onnx.shape_inference.infer_shapes'
 
-each run RUNS times, alternating, reporting the median wall time, the
-ratios analyze/cat and analyze/python, and each command's peak RSS (the
-child's ru_maxrss from wait4). `--zoo NAME` rows time `analyze --zoo NAME
+each run RUNS times, reporting the median wall time, the ratios
+analyze/cat and analyze/python, and each command's peak RSS (the child's
+ru_maxrss from wait4). `cat` and `analyze` (and `--before`) alternate;
+python runs after them, in its own phase: on the 2-CPU Firecracker VM of
+bench/README.md, a process started right after one that touched and freed
+1.7 GB (python on ViT-B/16) pays for its first touches of memory again
+(the host backs the freed pages anew): `analyze` on ViT-B/16 took 11.5 ms
+after `cat` alone and 21.4 ms after python + `cat`, 27.8 ms after a C
+program that fills and frees 1.7 GB (medians of 7), `cat` 57 -> 65 ms. `--zoo NAME` rows time `analyze --zoo NAME
 --hw h100 --format json` alone. `--scaling N1,N2` writes the synthetic
 chains of N1 and N2 nodes (bench/synthetic_chain.py, bench/model_gen.cc's
 graph) and times `analyze CHAIN --hw h100 --batch 1 --format json` on both,
@@ -54,8 +60,11 @@ def measure(commands, runs):
     """Runs the commands alternately `runs` times; median wall, max RSS."""
     walls = {k: [] for k in commands}
     rss = {k: 0.0 for k in commands}
-    for k, argv in commands.items():  # warm-up: page cache, dynamic loader
-        run_once(argv)
+    # Warm-up: the page cache, the dynamic loader, and the VM's memory
+    # after a previous phase's python run (above).
+    for _ in range(3):
+        for k, argv in commands.items():
+            run_once(argv)
     for _ in range(runs):
         for k, argv in commands.items():
             w, r = run_once(argv)
@@ -104,9 +113,11 @@ def main():
         if args.before:
             commands["before"] = [args.before, path, "--hw", "h100",
                                   "--format", "json"]
-        if not args.no_python:
-            commands["python"] = ["/usr/bin/python3", "-c", PY_LOAD, path]
         r = measure(commands, args.runs)
+        if not args.no_python:  # its own phase, after the others (above)
+            r.update(measure(
+                {"python": ["/usr/bin/python3", "-c", PY_LOAD, path]},
+                args.runs))
         size = os.path.getsize(path) / 1e6
         cat, ana = r["cat"][0], r["analyze"][0]
         py = r.get("python")
