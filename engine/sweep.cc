@@ -332,20 +332,25 @@ absl::StatusOr<SweepSpec> ParseSweepSpec(std::string_view spec) {
     out.concurrency = std::move(*c);
     return out;
   }
-  if (axis == "tp") {
-    out.axis = SweepSpec::Axis::kTensorParallel;
-    absl::StatusOr<std::vector<int64_t>> tp = ParseBatchList(list);
-    if (!tp.ok()) {
-      return absl::InvalidArgumentError(
-          fmt::format("bad --sweep '{}': {}", spec, MessageOf(tp.status())));
+  const std::optional<SweepSpec::Axis> parallel =
+      axis == "tp"   ? std::optional(SweepSpec::Axis::kTensorParallel)
+      : axis == "pp" ? std::optional(SweepSpec::Axis::kPipelineParallel)
+      : axis == "ep" ? std::optional(SweepSpec::Axis::kExpertParallel)
+                     : std::nullopt;
+  if (parallel) {
+    out.axis = *parallel;
+    absl::StatusOr<std::vector<int64_t>> widths = ParseBatchList(list);
+    if (!widths.ok()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "bad --sweep '{}': {}", spec, MessageOf(widths.status())));
     }
-    for (int64_t t : *tp) {
-      if (t > 4096) {
+    for (int64_t w : *widths) {
+      if (w > 4096) {
         return absl::InvalidArgumentError(fmt::format(
-            "bad --sweep '{}': tp {} is more than 4096 GPUs", spec, t));
+            "bad --sweep '{}': {} {} is more than 4096 GPUs", spec, axis, w));
       }
     }
-    out.tp = std::move(*tp);
+    out.widths = std::move(*widths);
     return out;
   }
   if (axis == "hw" || axis == "hardware") {
@@ -510,18 +515,39 @@ absl::StatusOr<SweepResult> SweepBatch(const AnalyzeAtBatch& analyze,
   return result;
 }
 
-absl::StatusOr<SweepResult> SweepTensorParallel(
-    const ShardAtTp& shard, const std::vector<int64_t>& tp) {
-  if (tp.empty()) return absl::InvalidArgumentError("empty tp sweep");
+std::optional<ParallelAxis> ParallelAxisOf(SweepSpec::Axis axis) {
+  switch (axis) {
+    case SweepSpec::Axis::kTensorParallel:
+      return ParallelAxis::kTensor;
+    case SweepSpec::Axis::kPipelineParallel:
+      return ParallelAxis::kPipeline;
+    case SweepSpec::Axis::kExpertParallel:
+      return ParallelAxis::kExpert;
+    default:
+      return std::nullopt;
+  }
+}
+
+absl::StatusOr<SweepResult> SweepParallel(const ShardAtWidth& shard,
+                                          SweepSpec::Axis axis,
+                                          const std::vector<int64_t>& widths) {
+  const std::optional<ParallelAxis> parallel = ParallelAxisOf(axis);
+  if (!parallel) {
+    return absl::InvalidArgumentError("not a tp, pp or ep sweep");
+  }
+  const std::string_view name = ParallelAxisName(*parallel);
+  if (widths.empty()) {
+    return absl::InvalidArgumentError(fmt::format("empty {} sweep", name));
+  }
   SweepResult result;
-  result.axis = SweepSpec::Axis::kTensorParallel;
-  for (int64_t t : tp) {
-    absl::StatusOr<Analysis> a = shard(static_cast<int>(t));
+  result.axis = axis;
+  for (int64_t w : widths) {
+    absl::StatusOr<Analysis> a = shard(static_cast<int>(w));
     ++result.analyses;
     if (!a.ok()) {
       return absl::Status(
           a.status().code(),
-          fmt::format("--sweep tp={}: {}", t, MessageOf(a.status())));
+          fmt::format("--sweep {}={}: {}", name, w, MessageOf(a.status())));
     }
     const Summary& s = a->summary;
     SweepPoint p;
@@ -534,8 +560,11 @@ absl::StatusOr<SweepResult> SweepTensorParallel(
     p.bound = s.bound;
     p.flops = s.flops;
     p.bytes = s.bytes;
-    p.tp = static_cast<int>(t);
-    p.gpus = static_cast<int>(t);
+    const ParallelOptions layout = LayoutAlong(*parallel, static_cast<int>(w));
+    p.tp = layout.tp;
+    p.pp = layout.pp;
+    p.ep = layout.ep;
+    p.gpus = layout.gpus();
     if (s.parallel) {
       p.gpus = s.parallel->gpus;
       p.weight_bytes_per_gpu = s.parallel->weight_bytes_per_gpu;
@@ -606,21 +635,42 @@ absl::StatusOr<SweepResult> SweepHardware(const Analysis& base,
 
 namespace {
 
-// --sweep tp=LIST: one row per width, speed-up against the first row.
-std::string FormatTensorParallelSweep(const SweepResult& r, size_t max_width) {
+// The width of `p` along the sweep's dimension.
+int WidthOf(const SweepPoint& p, ParallelAxis axis) {
+  switch (axis) {
+    case ParallelAxis::kTensor:
+      return p.tp;
+    case ParallelAxis::kPipeline:
+      return p.pp;
+    case ParallelAxis::kExpert:
+      return p.ep;
+  }
+  return p.tp;
+}
+
+// --sweep tp=/pp=/ep=LIST: one row per width, speed-up against the first row.
+std::string FormatParallelSweep(const SweepResult& r, ParallelAxis axis,
+                                size_t max_width) {
   using report::FormatNumber;
   using report::FormatPercent;
   using report::FormatSeconds;
   report::TextTable table;
-  table.headers = {"tp",       "GPUs",       "latency",     "throughput",
-                   "speed-up", "bound",      "MFU per GPU", "weights per GPU",
-                   "fits",     "collectives"};
+  table.headers = {std::string(ParallelAxisName(axis)),
+                   "GPUs",
+                   "latency",
+                   "throughput",
+                   "speed-up",
+                   "bound",
+                   "MFU per GPU",
+                   "weights per GPU",
+                   "fits",
+                   "collectives"};
   table.right_align.assign(table.headers.size(), true);
   table.max_width = max_width;
   const double first = r.points.front().latency_s;
   for (const SweepPoint& p : r.points) {
     table.rows.push_back(
-        {fmt::format("{}", p.tp), fmt::format("{}", p.gpus),
+        {fmt::format("{}", WidthOf(p, axis)), fmt::format("{}", p.gpus),
          FormatSeconds(p.latency_s),
          fmt::format("{}/s", FormatNumber(p.throughput_per_s)),
          p.latency_s > 0 ? fmt::format("{:.2f}x", first / p.latency_s) : "-",
@@ -632,11 +682,17 @@ std::string FormatTensorParallelSweep(const SweepResult& r, size_t max_width) {
                          p.latency_s > 0 ? p.collective_s / p.latency_s : 0))});
   }
   std::string out = report::RenderText(table);
+  const std::string_view what =
+      axis == ParallelAxis::kTensor
+          ? "tensor-parallel analysis: per-GPU kernels and the collectives"
+      : axis == ParallelAxis::kPipeline
+          ? "pipeline-parallel analysis: the stages in turn with their sends"
+          : "expert-parallel analysis: the busiest GPU's kernels and the "
+            "all-to-alls";
   out += fmt::format(
-      "(each row a full tensor-parallel analysis: per-GPU kernels and the "
-      "collectives of one inference on {}; speed-up = first row's latency / "
-      "the row's)\n",
-      r.points.front().hardware);
+      "(each row a full {} of one inference on {}; speed-up = first row's "
+      "latency / the row's)\n",
+      what, r.points.front().hardware);
   return out;
 }
 
@@ -646,9 +702,9 @@ std::string FormatSweep(const SweepResult& r, size_t max_width) {
   using report::FormatNumber;
   using report::FormatPercent;
   using report::FormatSeconds;
-  if (r.axis == SweepSpec::Axis::kTensorParallel) {
+  if (const std::optional<ParallelAxis> axis = ParallelAxisOf(r.axis)) {
     return r.points.empty() ? std::string()
-                            : FormatTensorParallelSweep(r, max_width);
+                            : FormatParallelSweep(r, *axis, max_width);
   }
   const bool by_batch = r.axis == SweepSpec::Axis::kBatch;
   const bool whole = !r.points.empty() && r.points.front().whole_model;
@@ -724,29 +780,35 @@ nlohmann::ordered_json SweepJson(const SweepResult& r) {
   // Keys in alphabetical order, as the report has always listed them.
   using Json = nlohmann::ordered_json;
   const bool by_batch = r.axis == SweepSpec::Axis::kBatch;
-  const bool by_tp = r.axis == SweepSpec::Axis::kTensorParallel;
+  const std::optional<ParallelAxis> parallel = ParallelAxisOf(r.axis);
+  const bool by_width = parallel.has_value();
+  const std::string width_key =
+      by_width ? std::string(ParallelAxisName(*parallel)) : "";
   Json points = Json::array();
   for (const SweepPoint& p : r.points) {
     Json j = Json::object();
     j["batch"] = p.batch;
     j["bound"] = std::string(BoundName(p.bound));
     j["bytes"] = p.bytes;
-    if (by_tp) {
+    if (by_width) {
       j["collective_s"] = p.collective_s;
+      // "ep" sorts before "fits_in_memory_per_gpu".
+      if (*parallel == ParallelAxis::kExpert) j["ep"] = p.ep;
       j["fits_in_memory_per_gpu"] = p.fits_in_memory_per_gpu;
     }
     j["flops"] = p.flops;
-    if (by_tp) j["gpus"] = p.gpus;
+    if (by_width) j["gpus"] = p.gpus;
     j["hardware"] = p.hardware;
     j["latency_s"] = p.latency_s;
     j["mfu"] = p.mfu;
-    if (by_tp) {
+    if (by_width && *parallel == ParallelAxis::kPipeline) j["pp"] = p.pp;
+    if (by_width) {
       j["speedup"] =
           p.latency_s > 0 ? r.points.front().latency_s / p.latency_s : 0.0;
     }
     j["throughput_per_s"] = p.throughput_per_s;
-    if (by_tp) {
-      j["tp"] = p.tp;
+    if (by_width) {
+      if (*parallel == ParallelAxis::kTensor) j["tp"] = p.tp;
       j["weight_bytes_per_gpu"] = p.weight_bytes_per_gpu;
     }
     if (p.whole_model) j["whole_model"] = WholeModelJson(*p.whole_model);
@@ -758,16 +820,18 @@ nlohmann::ordered_json SweepJson(const SweepResult& r) {
     const SweepPoint& after = r.points[*i];
     Json j = Json::object();
     if (by_batch) j["batch"] = after.batch;
+    if (by_width && *parallel == ParallelAxis::kExpert) j["ep"] = after.ep;
     j["from"] = std::string(
         BoundName(whole_model ? before.whole_model->bound : before.bound));
-    if (!by_batch && !by_tp) j["hardware"] = after.hardware;
+    if (!by_batch && !by_width) j["hardware"] = after.hardware;
+    if (by_width && *parallel == ParallelAxis::kPipeline) j["pp"] = after.pp;
     j["to"] = std::string(
         BoundName(whole_model ? after.whole_model->bound : after.bound));
-    if (by_tp) j["tp"] = after.tp;
+    if (by_width && *parallel == ParallelAxis::kTensor) j["tp"] = after.tp;
     return j;
   };
   Json out = Json::object();
-  out["axis"] = by_batch ? "batch" : by_tp ? "tp" : "hw";
+  out["axis"] = by_batch ? "batch" : by_width ? width_key : "hw";
   out["bound_flip"] = flip(r.layer_flip, false);
   out["interpolated"] = r.interpolated;
   out["points"] = std::move(points);

@@ -1,7 +1,8 @@
 // Sweeps: one analysis, re-priced at many batch sizes or on many devices
 // (`analyze --sweep batch=1,2,4,...,256`, `--sweep hw=a100,h100,h200`), or
-// sharded over several tensor-parallel widths (`--sweep tp=1,2,4,8`: each
-// point a full ShardAnalysis, engine/parallel/sharding.h).
+// sharded over several tensor-, pipeline- or expert-parallel widths
+// (`--sweep tp=1,2,4,8`, `pp=1,2,4`, `ep=1,2,4,8`: each point a full
+// ShardAnalysis, engine/parallel/sharding.h).
 //
 // Batch: every layer's cost is affine in the batch (MACs, FLOPs and
 // activation bytes grow linearly, weight bytes are constant), so the graph
@@ -28,6 +29,7 @@
 #include "absl/status/statusor.h"
 #include "engine/analysis.h"
 #include "engine/hardware.h"
+#include "engine/parallel/sharding.h"
 #include "engine/report/text_table.h"
 #include "engine/whole_model.h"
 #include "nlohmann/json.hpp"
@@ -36,16 +38,26 @@ namespace ridgeline::engine {
 
 // What `--sweep` asked for.
 struct SweepSpec {
-  enum class Axis { kBatch, kHardware, kTensorParallel, kConcurrency };
+  enum class Axis {
+    kBatch,
+    kHardware,
+    kTensorParallel,
+    kPipelineParallel,
+    kExpertParallel,
+    kConcurrency
+  };
   Axis axis = Axis::kBatch;
   std::vector<int64_t> batches;       // kBatch
   std::vector<std::string> hardware;  // kHardware: names as typed
-  std::vector<int64_t> tp;            // kTensorParallel: GPUs, 1..4096
+  // kTensorParallel, kPipelineParallel, kExpertParallel: GPUs along that
+  // dimension, 1..4096.
+  std::vector<int64_t> widths;
   // kConcurrency (with --serve): requests decoded together, 1..16777216.
   std::vector<int64_t> concurrency;
 };
 
-// Parses "batch=LIST", "hw=NAME,NAME,...", "tp=LIST" or "concurrency=LIST".
+// Parses "batch=LIST", "hw=NAME,NAME,...", "tp=LIST", "pp=LIST", "ep=LIST"
+// or "concurrency=LIST".
 // LIST is comma-separated
 // positive integers where "..." continues the progression of the values
 // before it up to the value after it: geometric if the last three values
@@ -74,9 +86,11 @@ struct SweepPoint {
   double flops = 0;             // at the analysis' flops_per_mac
   double bytes = 0;
   std::optional<WholeModelResult> whole_model;
-  // Tensor-parallel sweeps (summary.parallel of the sharded analysis): the
-  // flops, bytes and MFU above are one GPU's.
+  // Parallel sweeps (summary.parallel of the sharded analysis): the flops,
+  // bytes and MFU above are one GPU's (ep: the busiest GPU's).
   int tp = 1;
+  int pp = 1;
+  int ep = 1;
   int gpus = 1;
   double weight_bytes_per_gpu = 0;
   bool fits_in_memory_per_gpu = true;
@@ -108,14 +122,21 @@ absl::StatusOr<SweepResult> SweepBatch(const AnalyzeAtBatch& analyze,
                                        const std::vector<int64_t>& batches,
                                        const SweepOptions& options);
 
-// The analysis sharded over `tp` GPUs (the caller runs ShardAnalysis).
-using ShardAtTp = std::function<absl::StatusOr<Analysis>(int tp)>;
+// The parallel dimension of a tp, pp or ep sweep (nullopt for the others).
+std::optional<ParallelAxis> ParallelAxisOf(SweepSpec::Axis axis);
 
-// One full sharded analysis per tensor-parallel width: latency, throughput
-// (batch / latency), per-GPU MFU, bound, weights per GPU and the
-// collectives' time. Errors: an empty list, a sharding error (naming tp).
-absl::StatusOr<SweepResult> SweepTensorParallel(const ShardAtTp& shard,
-                                                const std::vector<int64_t>& tp);
+// The analysis sharded over `width` GPUs along the sweep's dimension (the
+// caller runs ShardAnalysis; ShardAtEachWidth).
+using ShardAtWidth = std::function<absl::StatusOr<Analysis>(int width)>;
+
+// One full sharded analysis per width along `axis` (kTensorParallel,
+// kPipelineParallel or kExpertParallel): latency, throughput (batch /
+// latency), per-GPU MFU, bound, weights per GPU and the collectives' time.
+// Errors: an empty list, another axis, a sharding error (naming the axis
+// and width, e.g. "--sweep ep=3: ...").
+absl::StatusOr<SweepResult> SweepParallel(const ShardAtWidth& shard,
+                                          SweepSpec::Axis axis,
+                                          const std::vector<int64_t>& widths);
 
 // Re-prices `base` (analyzed with `options`) on each device. With an
 // explicit --precision (and no custom pricer) the counts are reused and only
@@ -143,9 +164,10 @@ std::string FormatSweep(const SweepResult& result,
 // {"axis", "bound_flip": {...} | null, "interpolated",
 //  "points": [{"batch", "bound", "bytes", "flops", "hardware", "latency_s",
 //              "mfu", "throughput_per_s", "whole_model": {...}}, ...],
-//  "whole_model_bound_flip": {...} | null}; tp sweeps add collective_s,
-// fits_in_memory_per_gpu, gpus, speedup, tp, weight_bytes_per_gpu to each
-// point. Keys in alphabetical order.
+//  "whole_model_bound_flip": {...} | null}; tp, pp and ep sweeps ("axis"
+// "tp", "pp", "ep") add collective_s, fits_in_memory_per_gpu, gpus,
+// speedup, weight_bytes_per_gpu and the width under the axis' name to each
+// point and to the bound flip. Keys in alphabetical order.
 nlohmann::ordered_json SweepJson(const SweepResult& result);
 
 }  // namespace ridgeline::engine

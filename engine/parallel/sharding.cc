@@ -927,35 +927,70 @@ absl::StatusOr<Analysis> AnalyzeSharded(const graph::Graph& graph,
   return ShardAnalysis(graph, *std::move(a), parallel, &*structure);
 }
 
-std::function<absl::StatusOr<Analysis>(int tp)> ShardAtEachTp(
+std::string_view ParallelAxisName(ParallelAxis axis) {
+  switch (axis) {
+    case ParallelAxis::kTensor:
+      return "tp";
+    case ParallelAxis::kPipeline:
+      return "pp";
+    case ParallelAxis::kExpert:
+      return "ep";
+  }
+  return "tp";
+}
+
+ParallelOptions LayoutAlong(ParallelAxis axis, int width) {
+  ParallelOptions o;
+  switch (axis) {
+    case ParallelAxis::kTensor:
+      o.tp = width;
+      break;
+    case ParallelAxis::kPipeline:
+      o.pp = width;
+      break;
+    case ParallelAxis::kExpert:
+      o.ep = width;
+      break;
+  }
+  return o;
+}
+
+std::function<absl::StatusOr<Analysis>(int width)> ShardAtEachWidth(
     const graph::Graph& graph, const Hardware& hardware,
-    const AnalyzeOptions& options, const Analysis& base) {
+    const AnalyzeOptions& options, const Analysis& base, ParallelAxis axis) {
   struct Shared {
     std::optional<ShardingStructure> structure;
-    std::optional<Analysis> planned;  // with the collective barriers
+    std::optional<Analysis> planned;  // with the axis' barriers
   };
   auto shared = std::make_shared<Shared>();
-  return [&graph, &hardware, &options, &base,
-          shared](int tp) -> absl::StatusOr<Analysis> {
+  return [&graph, &hardware, &options, &base, shared,
+          axis](int width) -> absl::StatusOr<Analysis> {
     if (!shared->structure) {
       absl::StatusOr<ShardingStructure> s = FindShardingStructure(graph);
       if (!s.ok()) return s.status();
       shared->structure = *std::move(s);
     }
     const ShardingStructure* structure = &*shared->structure;
-    if (tp <= 1) return ShardAnalysis(graph, base, {.tp = tp}, structure);
+    const ParallelOptions layout = LayoutAlong(axis, width);
+    if (width <= 1 || axis == ParallelAxis::kPipeline) {
+      return ShardAnalysis(graph, base, layout, structure);
+    }
     if (!shared->planned) {
-      absl::StatusOr<std::vector<int>> barriers =
-          CollectiveBarriers(graph, options.runtime, structure);
-      if (!barriers.ok()) return barriers.status();
       AnalyzeOptions planned = options;
-      planned.fusion_barriers = *std::move(barriers);
+      if (axis == ParallelAxis::kTensor) {
+        absl::StatusOr<std::vector<int>> barriers =
+            CollectiveBarriers(graph, options.runtime, structure);
+        if (!barriers.ok()) return barriers.status();
+        planned.fusion_barriers = *std::move(barriers);
+      } else {
+        planned.fusion_barriers = ExpertParallelBarriers(graph);
+      }
       absl::StatusOr<Analysis> a = Analyze(graph, hardware, planned);
       if (!a.ok()) return a.status();
       a->model = base.model;
       shared->planned = *std::move(a);
     }
-    return ShardAnalysis(graph, *shared->planned, {.tp = tp}, structure);
+    return ShardAnalysis(graph, *shared->planned, layout, structure);
   };
 }
 

@@ -40,6 +40,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -125,14 +126,22 @@ absl::StatusOr<Analysis> AnalyzeSharded(const graph::Graph& graph,
                                         const AnalyzeOptions& options,
                                         const ParallelOptions& parallel);
 
-// `base` (Analyze(graph, hardware, options)) sharded over `tp` GPUs, for
-// each tp of a sweep (--sweep tp=...): tp 1 shards `base` itself; every
-// tp > 1 shards one analysis planned with the CollectiveBarriers, made on
-// first use and shared. The function refers to all four arguments: they
-// must outlive it.
-std::function<absl::StatusOr<Analysis>(int tp)> ShardAtEachTp(
+// The parallel dimension a sweep varies (--sweep tp=, pp= or ep=LIST).
+enum class ParallelAxis { kTensor, kPipeline, kExpert };
+std::string_view ParallelAxisName(ParallelAxis axis);  // "tp", "pp", "ep"
+// The layout of `width` GPUs along `axis`, one along the others.
+ParallelOptions LayoutAlong(ParallelAxis axis, int width);
+
+// `base` (Analyze(graph, hardware, options)) sharded over `width` GPUs along
+// `axis`, for each width of a sweep (--sweep tp=/pp=/ep=LIST): width 1
+// shards `base` itself, as does every pipeline width (stages cut no
+// kernel); every tp > 1 shards one analysis planned with the
+// CollectiveBarriers, every ep > 1 one planned with the
+// ExpertParallelBarriers, each made on first use and shared. The function
+// refers to the first four arguments: they must outlive it.
+std::function<absl::StatusOr<Analysis>(int width)> ShardAtEachWidth(
     const graph::Graph& graph, const Hardware& hardware,
-    const AnalyzeOptions& options, const Analysis& base);
+    const AnalyzeOptions& options, const Analysis& base, ParallelAxis axis);
 
 }  // namespace ridgeline::engine
 

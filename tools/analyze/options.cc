@@ -382,12 +382,12 @@ constexpr Flag kFlags[] = {
        o.analyze.per_layer_tax_s = 10e-6;
        return SetSwitch(&o.mlsysim);
      }},
-    {"--sweep", "batch=LIST|hw=A,B|tp=LIST",
+    {"--sweep", "batch=LIST|hw=A,B|tp=LIST|pp=LIST|ep=LIST",
      "one row per batch (1,2,4,...,256 or 1:64) or per device: latency, "
-     "throughput, bound, MFU, where the bound flips; tp=1,2,4,8: one full "
-     "tensor-parallel analysis per GPU count (speed-up, weights per GPU, "
-     "collectives); with --serve, concurrency=1,8,32: TTFT, TPOT, tokens/s, "
-     "memory per concurrency",
+     "throughput, bound, MFU, where the bound flips; tp=1,2,4,8 (pp=, ep= "
+     "alike): one full tensor- (pipeline-, expert-) parallel analysis per "
+     "GPU count (speed-up, weights per GPU, collectives); with --serve, "
+     "concurrency=1,8,32: TTFT, TPOT, tokens/s, memory per concurrency",
      ApplySweep},
     {"--fuse", "KINDS",
      "fusion what-if: none|epilogue|elementwise|attention|all (comma "
@@ -629,7 +629,7 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
     return absl::InvalidArgumentError(
         "--tp/--pp/--ep work with the per-layer report, --serve and the "
         "quantization what-ifs; not yet with --whole-model, --sweep (use "
-        "--sweep tp=LIST for tensor parallel) or --measured");
+        "--sweep tp=LIST, pp=LIST or ep=LIST) or --measured");
   }
   if (o.parallel.gpus() > 1 && !o.activations.empty()) {
     return absl::InvalidArgumentError(
@@ -664,13 +664,16 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
     return absl::InvalidArgumentError(
         "with --serve, --sweep takes concurrency=LIST only");
   }
-  if (absl::StartsWith(o.sweep, "tp=") &&
-      (o.whole_model || !o.fuse.empty() || !o.weights.empty() ||
-       !o.activations.empty() || !o.kv_cache.empty() || o.what_if ||
-       !o.measured_path.empty() || o.serve)) {
-    return absl::InvalidArgumentError(
-        "--sweep tp=LIST works with the per-layer analysis only; not with "
-        "--whole-model/--mlsysim, what-ifs, --measured or --serve");
+  for (const char* axis : {"tp=", "pp=", "ep="}) {
+    if (absl::StartsWith(o.sweep, axis) &&
+        (o.whole_model || !o.fuse.empty() || !o.weights.empty() ||
+         !o.activations.empty() || !o.kv_cache.empty() || o.what_if ||
+         !o.measured_path.empty() || o.serve)) {
+      return absl::InvalidArgumentError(fmt::format(
+          "--sweep {}LIST works with the per-layer analysis only; not with "
+          "--whole-model/--mlsysim, what-ifs, --measured or --serve",
+          axis));
+    }
   }
   const bool any_mode = o.whole_model || !o.sweep.empty() || !o.fuse.empty() ||
                         !o.weights.empty() || !o.activations.empty() ||

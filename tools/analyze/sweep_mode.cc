@@ -1,5 +1,6 @@
-// analyze --sweep batch=LIST | hw=A,B | tp=LIST: the model re-priced per
-// batch or per device, or sharded per tensor-parallel width (engine/sweep.h).
+// analyze --sweep batch=LIST | hw=A,B | tp=LIST | pp=LIST | ep=LIST: the
+// model re-priced per batch or per device, or sharded per tensor-, pipeline-
+// or expert-parallel width (engine/sweep.h).
 #include <optional>
 #include <utility>
 #include <vector>
@@ -31,10 +32,11 @@ absl::StatusOr<engine::SweepResult> RunSweep(const RunContext& ctx) {
     };
     return engine::SweepBatch(at, spec->batches, sweep);
   }
-  if (spec->axis == engine::SweepSpec::Axis::kTensorParallel) {
-    const engine::ShardAtTp at =
-        engine::ShardAtEachTp(ctx.graph, ctx.hw, ctx.analyze, ctx.analysis);
-    return engine::SweepTensorParallel(at, spec->tp);
+  if (const std::optional<engine::ParallelAxis> axis =
+          engine::ParallelAxisOf(spec->axis)) {
+    const engine::ShardAtWidth at = engine::ShardAtEachWidth(
+        ctx.graph, ctx.hw, ctx.analyze, ctx.analysis, *axis);
+    return engine::SweepParallel(at, spec->axis, spec->widths);
   }
   if (spec->axis == engine::SweepSpec::Axis::kConcurrency) {
     return absl::InvalidArgumentError("--sweep concurrency=LIST needs --serve");

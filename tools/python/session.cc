@@ -150,10 +150,11 @@ absl::StatusOr<engine::SweepResult> Session::Sweep(
     return absl::InvalidArgumentError(
         "--sweep concurrency=LIST is a --serve sweep (the analyze CLI)");
   }
-  if (spec->axis == engine::SweepSpec::Axis::kTensorParallel) {
-    const engine::ShardAtTp at =
-        engine::ShardAtEachTp(ctx_.graph, ctx_.hw, ctx_.analyze, ctx_.analysis);
-    return engine::SweepTensorParallel(at, spec->tp);
+  if (const std::optional<engine::ParallelAxis> axis =
+          engine::ParallelAxisOf(spec->axis)) {
+    const engine::ShardAtWidth at = engine::ShardAtEachWidth(
+        ctx_.graph, ctx_.hw, ctx_.analyze, ctx_.analysis, *axis);
+    return engine::SweepParallel(at, spec->axis, spec->widths);
   }
   std::vector<engine::Hardware> devices;
   for (const std::string& name : spec->hardware) {
