@@ -101,6 +101,28 @@ def test_batch_sweep_equals_the_clis(cli, cli_json):
     assert sweep[2]["latency_s"] == pytest.approx(full.latency_s, rel=1e-9)
 
 
+def test_parallel_sweeps_equal_the_clis(cli_json):
+    # --sweep ep=LIST on a mixture of experts (each point an --ep analysis),
+    # tp=LIST on Llama-3.1-8B, from the module-level call and the report's.
+    s = ridgeline.sweep(ridgeline.zoo("mixtral-8x7b-decode"), hw="h100",
+                        ep=[1, 2, 8], precision="bf16")
+    assert s.data == cli_json("--zoo", "mixtral-8x7b-decode", "--hw", "h100",
+                              "--precision", "bf16", "--sweep",
+                              "ep=1,2,8")["sweep"]
+    assert s.axis == "ep"
+    assert [p["ep"] for p in s] == [1, 2, 8]
+    assert [p["gpus"] for p in s] == [1, 2, 8]
+    r = ridgeline.analyze(ridgeline.zoo("llama-3.1-8b-decode"), hw="h100")
+    t = r.sweep(tp="1,2,4,...,8")
+    assert t.data == cli_json("--zoo", "llama-3.1-8b-decode", "--hw", "h100",
+                              "--sweep", "tp=1,2,4,...,8")["sweep"]
+    assert [p["tp"] for p in t] == [1, 2, 4, 8]
+    with pytest.raises(ValueError, match="exactly one"):
+        r.sweep(tp=[2], ep=[2])
+    with pytest.raises(ValueError, match="ep=2"):
+        r.sweep(ep=[2])  # no mixture-of-experts layer
+
+
 def test_hardware_sweep_and_mlsysim(cli_json):
     s = ridgeline.sweep(ridgeline.zoo("resnet50"), hw="a100",
                         devices=["a100", "h100"], precision="fp16")

@@ -61,11 +61,13 @@ def analyze(model, hw="h100", batch=None, dims=None, precision=None,
     return _warn(Report(session))
 
 
-def sweep(model, hw="h100", batches=None, devices=None, **options):
-    """Sweeps a model over batch sizes (batches=[1, 2, 4] or "1,2,...,256")
-    or devices (devices=["a100", "h100"]); other arguments as analyze().
-    Returns a Sweep (the CLI's --sweep)."""
-    spec = sweep_spec(batches, devices)
+def sweep(model, hw="h100", batches=None, devices=None, tp=None, pp=None,
+          ep=None, **options):
+    """Sweeps a model over batch sizes (batches=[1, 2, 4] or "1,2,...,256"),
+    devices (devices=["a100", "h100"]) or tensor-, pipeline- or
+    expert-parallel widths (tp=[1, 2, 4, 8], pp=..., ep=...); other
+    arguments as analyze(). Returns a Sweep (the CLI's --sweep)."""
+    spec = sweep_spec(batches, devices, tp, pp, ep)
     session = open_session(model, hw, **options)
     _warn(Report(session))
     return Sweep(session.sweep(spec))

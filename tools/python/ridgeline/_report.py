@@ -99,11 +99,14 @@ class Report:
         bound)."""
         return self._session.whole_model()
 
-    def sweep(self, batches=None, hw=None):
+    def sweep(self, batches=None, hw=None, tp=None, pp=None, ep=None):
         """This model re-priced per batch (batches=[1, 2, 4] or a CLI LIST
         such as "1,2,4,...,256" or "1:64") or per device (hw=["a100",
-        "h100"]), with this report's options. Returns a Sweep."""
-        return Sweep(self._session.sweep(sweep_spec(batches, hw)))
+        "h100"]), or sharded per tensor-, pipeline- or expert-parallel
+        width (tp=[1, 2, 4, 8], pp=..., ep=...), with this report's
+        options. Returns a Sweep."""
+        return Sweep(
+            self._session.sweep(sweep_spec(batches, hw, tp, pp, ep)))
 
     def __str__(self):
         return self._session.table()
@@ -115,29 +118,40 @@ class Report:
                 f"{self.bound}-bound, MFU {self.mfu:.1%}>")
 
 
-def sweep_spec(batches, hw):
-    """The CLI's --sweep value for batches=... or hw=... (exactly one)."""
-    if (batches is None) == (hw is None):
-        raise ValueError("sweep: give exactly one of batches=... or hw=...")
-    if batches is not None:
-        if isinstance(batches, str):
-            return f"batch={batches}"
-        try:
-            values = list(batches)
-        except TypeError:
-            raise TypeError("batches: expected a list of integers or a "
-                            "string such as '1,2,4,...,256'") from None
-        return "batch=" + ",".join(str(v) for v in values)
-    names = [hw] if isinstance(hw, str) else list(hw)
-    return "hw=" + ",".join(str(n) for n in names)
+def _list(name, values):
+    """A sweep LIST: the CLI's syntax as given, or a list of integers."""
+    if isinstance(values, str):
+        return values
+    try:
+        return ",".join(str(v) for v in list(values))
+    except TypeError:
+        raise TypeError(f"{name}: expected a list of integers or a string "
+                        "such as '1,2,4,...,256'") from None
+
+
+def sweep_spec(batches, hw, tp=None, pp=None, ep=None):
+    """The CLI's --sweep value for batches=..., hw=..., tp=..., pp=... or
+    ep=... (exactly one)."""
+    given = {"batch": batches, "hw": hw, "tp": tp, "pp": pp, "ep": ep}
+    given = {k: v for k, v in given.items() if v is not None}
+    if len(given) != 1:
+        raise ValueError("sweep: give exactly one of batches=..., hw=..., "
+                         "tp=..., pp=... or ep=...")
+    (axis, values), = given.items()
+    if axis == "hw":
+        names = [values] if isinstance(values, str) else list(values)
+        return "hw=" + ",".join(str(n) for n in names)
+    return f"{axis}=" + _list("batches" if axis == "batch" else axis, values)
 
 
 class Sweep:
-    """Rows of a batch or device sweep (the CLI's --sweep; fields as its
-    JSON "sweep" section).
+    """Rows of a batch, device or parallel-width sweep (the CLI's --sweep;
+    fields as its JSON "sweep" section).
 
     points: dicts with batch (or hardware), latency_s, throughput_per_s,
-    bound, mfu, flops, bytes and, with whole_model=True, whole_model.
+    bound, mfu, flops, bytes and, with whole_model=True, whole_model; tp,
+    pp and ep sweeps add the width (under "tp", "pp" or "ep"), gpus,
+    speedup, weight_bytes_per_gpu, fits_in_memory_per_gpu, collective_s.
     bound_flip: where the layer-level bound flips ({"index", "from", "to",
     ...}) or None; whole_model_bound_flip likewise. interpolated: batch
     sweeps priced from a few analyses (every layer affine in the batch).
