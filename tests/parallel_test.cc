@@ -12,8 +12,10 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/analysis.h"
@@ -787,41 +789,57 @@ TEST_F(MixtralGraphs, PipelineCutsAfterMoeLayers) {
   EXPECT_GT(p.stage_latency_s[1], 0);
 }
 
-// --sweep ep=LIST: each point is the expert-parallel analysis at that width
-// (AnalyzeSharded with --ep), its key "ep"; ep 1 holds all 8 experts of
-// each of the 32 MoE layers: 32 x 8 x 352,321,536 bytes of expert weights
-// on the one GPU, ep 8 one expert per layer; a width that does not divide
-// the 8 experts names itself.
-TEST_F(MixtralGraphs, ExpertParallelSweepPointsAreShardedAnalyses) {
-  absl::StatusOr<engine::SweepSpec> spec = engine::ParseSweepSpec("ep=1,2,4,8");
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  ASSERT_EQ(spec->axis, engine::SweepSpec::Axis::kExpertParallel);
-  EXPECT_FALSE(engine::ParseSweepSpec("ep=5000").ok());
+// Runs `--sweep spec` (tp=, pp= or ep=LIST) on `graph`, bf16 on H100 under
+// the compiled runtime, and expects each point to be what AnalyzeSharded
+// gives for that width alone (width 1: the analysis itself, sharded).
+absl::StatusOr<engine::SweepResult> SweepAndCompare(const graph::Graph& graph,
+                                                    std::string_view spec) {
+  absl::StatusOr<engine::SweepSpec> s = engine::ParseSweepSpec(spec);
+  if (!s.ok()) return s.status();
+  const std::optional<engine::ParallelAxis> axis =
+      engine::ParallelAxisOf(s->axis);
+  if (!axis) return absl::InvalidArgumentError("not a parallel sweep");
   const std::unique_ptr<Bf16OnH100> priced = MakeBf16OnH100("compiled");
-  ASSERT_NE(priced, nullptr);
-  const engine::Hardware* hw = &priced->hw;
+  if (priced == nullptr) return absl::InternalError("no pricing");
   const engine::AnalyzeOptions o = priced->Options();
-  absl::StatusOr<engine::Analysis> base = engine::Analyze(*decode_, *hw, o);
-  ASSERT_TRUE(base.ok()) << base.status();
-  const engine::ShardAtWidth at = engine::ShardAtEachWidth(
-      *decode_, *hw, o, *base, engine::ParallelAxis::kExpert);
+  absl::StatusOr<engine::Analysis> base = engine::Analyze(graph, priced->hw, o);
+  if (!base.ok()) return base.status();
+  const engine::ShardAtWidth at =
+      engine::ShardAtEachWidth(graph, priced->hw, o, *base, *axis);
   absl::StatusOr<engine::SweepResult> r =
-      engine::SweepParallel(at, spec->axis, spec->widths);
+      engine::SweepParallel(at, s->axis, s->widths);
+  if (!r.ok()) return r.status();
+  EXPECT_EQ(r->points.size(), s->widths.size());
+  for (size_t i = 0; i < r->points.size() && i < s->widths.size(); ++i) {
+    const int w = static_cast<int>(s->widths[i]);
+    const engine::ParallelOptions layout = engine::LayoutAlong(*axis, w);
+    absl::StatusOr<engine::Analysis> one =
+        w > 1 ? engine::AnalyzeSharded(graph, priced->hw, o, layout)
+              : engine::ShardAnalysis(graph, *base, layout);
+    if (!one.ok()) return one.status();
+    const engine::SweepPoint& p = r->points[i];
+    EXPECT_EQ(p.tp, layout.tp) << spec;
+    EXPECT_EQ(p.pp, layout.pp) << spec;
+    EXPECT_EQ(p.ep, layout.ep) << spec;
+    EXPECT_EQ(p.gpus, w) << spec;
+    EXPECT_DOUBLE_EQ(p.latency_s, one->summary.latency_s) << spec << " " << w;
+    EXPECT_DOUBLE_EQ(p.weight_bytes_per_gpu,
+                     one->summary.parallel->weight_bytes_per_gpu);
+  }
+  return r;
+}
+
+// --sweep ep=LIST: each point is the expert-parallel analysis at that width,
+// its key "ep"; ep 1 holds all 8 experts of each of the 32 MoE layers, ep 8
+// one: 32 x 7 x 352,321,536 bytes fewer per GPU; a width that does not
+// divide the 8 experts names itself.
+TEST_F(MixtralGraphs, ExpertParallelSweepPointsAreShardedAnalyses) {
+  EXPECT_FALSE(engine::ParseSweepSpec("ep=5000").ok());
+  absl::StatusOr<engine::SweepResult> r =
+      SweepAndCompare(*decode_, "ep=1,2,4,8");
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->points.size(), 4u);
-  for (size_t i = 0; i < 4; ++i) {
-    const int ep = static_cast<int>(spec->widths[i]);
-    absl::StatusOr<engine::Analysis> s =
-        ep > 1 ? engine::AnalyzeSharded(*decode_, *hw, o, {.ep = ep})
-               : engine::ShardAnalysis(*decode_, *base, {.ep = 1});
-    ASSERT_TRUE(s.ok()) << s.status();
-    EXPECT_EQ(r->points[i].ep, ep);
-    EXPECT_EQ(r->points[i].tp, 1);
-    EXPECT_EQ(r->points[i].gpus, ep);
-    EXPECT_DOUBLE_EQ(r->points[i].latency_s, s->summary.latency_s) << ep;
-    EXPECT_DOUBLE_EQ(r->points[i].weight_bytes_per_gpu,
-                     s->summary.parallel->weight_bytes_per_gpu);
-  }
+  EXPECT_EQ(r->axis, engine::SweepSpec::Axis::kExpertParallel);
   EXPECT_DOUBLE_EQ(
       r->points[0].weight_bytes_per_gpu - r->points[3].weight_bytes_per_gpu,
       32 * 7 * kExpertBytes);
@@ -833,8 +851,7 @@ TEST_F(MixtralGraphs, ExpertParallelSweepPointsAreShardedAnalyses) {
   EXPECT_FALSE(j["points"][3].contains("tp"));
   const std::string text = engine::FormatSweep(*r);
   EXPECT_NE(text.find("expert-parallel analysis"), std::string::npos) << text;
-  absl::StatusOr<engine::SweepResult> bad = engine::SweepParallel(
-      at, engine::SweepSpec::Axis::kExpertParallel, {2, 3});
+  absl::StatusOr<engine::SweepResult> bad = SweepAndCompare(*decode_, "ep=2,3");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("--sweep ep=3"), std::string::npos)
       << bad.status();
@@ -843,31 +860,9 @@ TEST_F(MixtralGraphs, ExpertParallelSweepPointsAreShardedAnalyses) {
 // --sweep pp=LIST: the pipeline analysis per stage count, its key "pp";
 // the weights per GPU are the most loaded stage's, less than the whole.
 TEST_F(MixtralGraphs, PipelineSweepPointsAreShardedAnalyses) {
-  absl::StatusOr<engine::SweepSpec> spec = engine::ParseSweepSpec("pp=1,2,4");
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  ASSERT_EQ(spec->axis, engine::SweepSpec::Axis::kPipelineParallel);
-  const std::unique_ptr<Bf16OnH100> priced = MakeBf16OnH100("compiled");
-  ASSERT_NE(priced, nullptr);
-  const engine::Hardware* hw = &priced->hw;
-  const engine::AnalyzeOptions o = priced->Options();
-  absl::StatusOr<engine::Analysis> base = engine::Analyze(*decode_, *hw, o);
-  ASSERT_TRUE(base.ok()) << base.status();
-  const engine::ShardAtWidth at = engine::ShardAtEachWidth(
-      *decode_, *hw, o, *base, engine::ParallelAxis::kPipeline);
-  absl::StatusOr<engine::SweepResult> r =
-      engine::SweepParallel(at, spec->axis, spec->widths);
+  absl::StatusOr<engine::SweepResult> r = SweepAndCompare(*decode_, "pp=1,2,4");
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->points.size(), 3u);
-  for (size_t i = 0; i < 3; ++i) {
-    const int pp = static_cast<int>(spec->widths[i]);
-    absl::StatusOr<engine::Analysis> s =
-        pp > 1 ? engine::AnalyzeSharded(*decode_, *hw, o, {.pp = pp})
-               : engine::ShardAnalysis(*decode_, *base, {.pp = 1});
-    ASSERT_TRUE(s.ok()) << s.status();
-    EXPECT_EQ(r->points[i].pp, pp);
-    EXPECT_EQ(r->points[i].gpus, pp);
-    EXPECT_DOUBLE_EQ(r->points[i].latency_s, s->summary.latency_s) << pp;
-  }
   EXPECT_LT(r->points[2].weight_bytes_per_gpu,
             r->points[0].weight_bytes_per_gpu / 3);
   const nlohmann::json j = engine::SweepJson(*r);
@@ -906,30 +901,13 @@ TEST_F(Llama8bDecode, TensorParallelSweepPointsAreShardedAnalyses) {
   EXPECT_EQ(spec->widths, (std::vector<int64_t>{1, 2, 4, 8}));
   EXPECT_FALSE(engine::ParseSweepSpec("tp=8192").ok());
   EXPECT_FALSE(engine::ParseSweepSpec("tp=0").ok());
-  const std::unique_ptr<Bf16OnH100> priced = MakeBf16OnH100("compiled");
-  ASSERT_NE(priced, nullptr);
-  const engine::Hardware* hw = &priced->hw;
-  const engine::AnalyzeOptions o = priced->Options();
-  absl::StatusOr<engine::Analysis> base = engine::Analyze(*graph_, *hw, o);
-  ASSERT_TRUE(base.ok()) << base.status();
-  const engine::ShardAtWidth at = engine::ShardAtEachWidth(
-      *graph_, *hw, o, *base, engine::ParallelAxis::kTensor);
   absl::StatusOr<engine::SweepResult> r =
-      engine::SweepParallel(at, spec->axis, spec->widths);
+      SweepAndCompare(*graph_, "tp=1,2,4,...,8");
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->points.size(), 4u);
   EXPECT_EQ(r->analyses, 4);
   EXPECT_DOUBLE_EQ(r->points[0].weight_bytes_per_gpu, 16060522496.0);
   EXPECT_EQ(r->points[0].collective_s, 0);
-  for (size_t i = 0; i < 4; ++i) {
-    const int tp = static_cast<int>(spec->widths[i]);
-    absl::StatusOr<Sharded> s = Shard(*graph_, "h100-sxm", {.tp = tp});
-    ASSERT_TRUE(s.ok()) << s.status();
-    EXPECT_EQ(r->points[i].gpus, tp);
-    EXPECT_DOUBLE_EQ(r->points[i].latency_s, s->split.summary.latency_s);
-    EXPECT_DOUBLE_EQ(r->points[i].weight_bytes_per_gpu,
-                     s->split.summary.parallel->weight_bytes_per_gpu);
-  }
   // Sublinear: 8 GPUs are less than 8 times faster.
   EXPECT_LT(r->points[0].latency_s / r->points[3].latency_s, 8.0);
   const nlohmann::json j = engine::SweepJson(*r);
@@ -937,8 +915,7 @@ TEST_F(Llama8bDecode, TensorParallelSweepPointsAreShardedAnalyses) {
   EXPECT_EQ(j["points"][3]["tp"], 8);
   EXPECT_DOUBLE_EQ(j["points"][0]["speedup"].get<double>(), 1.0);
   // A width that does not divide the heads names itself.
-  absl::StatusOr<engine::SweepResult> bad = engine::SweepParallel(
-      at, engine::SweepSpec::Axis::kTensorParallel, {2, 3});
+  absl::StatusOr<engine::SweepResult> bad = SweepAndCompare(*graph_, "tp=2,3");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("--sweep tp=3"), std::string::npos)
       << bad.status();
