@@ -763,7 +763,7 @@ TEST(ServeCli, HtmlChartsByHand) {
 }
 
 // --sweep concurrency=LIST: one serving analysis per point, each the same as
-// a run with --concurrency N.
+// a run with --concurrency N, on one GPU and sharded with --tp 2.
 TEST(ServeCli, ConcurrencySweep) {
   const std::vector<std::string> base = {"--zoo",       "llama-3.1-8b-decode",
                                          "--hw",        "h100",
@@ -775,25 +775,31 @@ TEST(ServeCli, ConcurrencySweep) {
   std::vector<std::string> sweep = base;
   sweep.insert(sweep.end(), {"--sweep", "concurrency=1,4"});
   std::string out, err;
-  ASSERT_EQ(Cli(sweep, &out, &err), 0) << err;
-  const nlohmann::json j = nlohmann::json::parse(out);
-  ASSERT_EQ(j["sweep"]["axis"], "concurrency");
-  ASSERT_EQ(j["sweep"]["points"].size(), 2u);
-  for (int i = 0; i < 2; ++i) {
-    const nlohmann::json& p = j["sweep"]["points"][i];
-    const int b = i == 0 ? 1 : 4;
-    EXPECT_EQ(p["concurrency"], b);
-    EXPECT_DOUBLE_EQ(p["aggregate_output_tokens_per_s"].get<double>(),
-                     b * p["output_tokens_per_s"].get<double>());
-    std::vector<std::string> one = base;
-    one.insert(one.end(), {"--concurrency", std::to_string(b)});
-    std::string out1;
-    ASSERT_EQ(Cli(one, &out1, &err), 0) << err;
-    const nlohmann::json s = nlohmann::json::parse(out1)["serve"];
-    EXPECT_DOUBLE_EQ(p["ttft_s"].get<double>(), s["ttft_s"].get<double>());
-    EXPECT_DOUBLE_EQ(p["tpot_s"].get<double>(), s["tpot_s"].get<double>());
-    EXPECT_DOUBLE_EQ(p["joules_per_token"].get<double>(),
-                     s["joules_per_token"].get<double>());
+  for (const std::vector<std::string>& layout :
+       {std::vector<std::string>{}, std::vector<std::string>{"--tp", "2"}}) {
+    std::vector<std::string> swept = sweep;
+    swept.insert(swept.end(), layout.begin(), layout.end());
+    ASSERT_EQ(Cli(swept, &out, &err), 0) << err;
+    const nlohmann::json j = nlohmann::json::parse(out);
+    ASSERT_EQ(j["sweep"]["axis"], "concurrency");
+    ASSERT_EQ(j["sweep"]["points"].size(), 2u);
+    for (int i = 0; i < 2; ++i) {
+      const nlohmann::json& p = j["sweep"]["points"][i];
+      const int b = i == 0 ? 1 : 4;
+      EXPECT_EQ(p["concurrency"], b);
+      EXPECT_DOUBLE_EQ(p["aggregate_output_tokens_per_s"].get<double>(),
+                       b * p["output_tokens_per_s"].get<double>());
+      std::vector<std::string> one = base;
+      one.insert(one.end(), layout.begin(), layout.end());
+      one.insert(one.end(), {"--concurrency", std::to_string(b)});
+      std::string out1;
+      ASSERT_EQ(Cli(one, &out1, &err), 0) << err;
+      const nlohmann::json s = nlohmann::json::parse(out1)["serve"];
+      EXPECT_DOUBLE_EQ(p["ttft_s"].get<double>(), s["ttft_s"].get<double>());
+      EXPECT_DOUBLE_EQ(p["tpot_s"].get<double>(), s["tpot_s"].get<double>());
+      EXPECT_DOUBLE_EQ(p["joules_per_token"].get<double>(),
+                       s["joules_per_token"].get<double>());
+    }
   }
   std::vector<std::string> text = sweep;
   text.resize(text.size() - 4);  // drop --format json

@@ -624,12 +624,17 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
   if (o.parallel.microbatches > 1 && o.parallel.pp == 1) {
     return absl::InvalidArgumentError("--microbatches needs --pp P > 1");
   }
+  // A serving sweep (--serve --sweep concurrency=LIST) serves the sharded
+  // model at each concurrency.
+  const bool serve_sweep = o.serve && absl::StartsWith(o.sweep, "concurrency=");
   if (o.parallel.gpus() > 1 &&
-      (o.whole_model || !o.sweep.empty() || !o.measured_path.empty())) {
+      (o.whole_model || (!o.sweep.empty() && !serve_sweep) ||
+       !o.measured_path.empty())) {
     return absl::InvalidArgumentError(
-        "--tp/--pp/--ep work with the per-layer report, --serve and the "
-        "quantization what-ifs; not yet with --whole-model, --sweep (use "
-        "--sweep tp=LIST, pp=LIST or ep=LIST) or --measured");
+        "--tp/--pp/--ep work with the per-layer report, --serve (and its "
+        "--sweep concurrency=LIST) and the quantization what-ifs; not yet "
+        "with --whole-model, another --sweep (use --sweep tp=LIST, pp=LIST "
+        "or ep=LIST) or --measured");
   }
   if (o.parallel.gpus() > 1 && !o.activations.empty()) {
     return absl::InvalidArgumentError(
