@@ -905,6 +905,14 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
   return analysis;
 }
 
+absl::StatusOr<std::vector<int>> LayoutBarriers(
+    const graph::Graph& graph, const Runtime* runtime,
+    const ParallelOptions& layout, const ShardingStructure* structure) {
+  if (layout.tp > 1) return CollectiveBarriers(graph, runtime, structure);
+  if (layout.ep > 1) return ExpertParallelBarriers(graph);
+  return std::vector<int>();
+}
+
 absl::StatusOr<Analysis> AnalyzeSharded(const graph::Graph& graph,
                                         const Hardware& hardware,
                                         const AnalyzeOptions& options,
@@ -912,16 +920,11 @@ absl::StatusOr<Analysis> AnalyzeSharded(const graph::Graph& graph,
   if (parallel.gpus() <= 1) return Analyze(graph, hardware, options);
   absl::StatusOr<ShardingStructure> structure = FindShardingStructure(graph);
   if (!structure.ok()) return structure.status();
+  absl::StatusOr<std::vector<int>> barriers =
+      LayoutBarriers(graph, options.runtime, parallel, &*structure);
+  if (!barriers.ok()) return barriers.status();
   AnalyzeOptions planned = options;
-  planned.fusion_barriers.clear();
-  if (parallel.tp > 1) {
-    absl::StatusOr<std::vector<int>> barriers =
-        CollectiveBarriers(graph, options.runtime, &*structure);
-    if (!barriers.ok()) return barriers.status();
-    planned.fusion_barriers = *std::move(barriers);
-  } else if (parallel.ep > 1) {
-    planned.fusion_barriers = ExpertParallelBarriers(graph);
-  }
+  planned.fusion_barriers = *std::move(barriers);
   absl::StatusOr<Analysis> a = Analyze(graph, hardware, planned);
   if (!a.ok()) return a;
   return ShardAnalysis(graph, *std::move(a), parallel, &*structure);
@@ -976,15 +979,11 @@ std::function<absl::StatusOr<Analysis>(int width)> ShardAtEachWidth(
       return ShardAnalysis(graph, base, layout, structure);
     }
     if (!shared->planned) {
+      absl::StatusOr<std::vector<int>> barriers =
+          LayoutBarriers(graph, options.runtime, layout, structure);
+      if (!barriers.ok()) return barriers.status();
       AnalyzeOptions planned = options;
-      if (axis == ParallelAxis::kTensor) {
-        absl::StatusOr<std::vector<int>> barriers =
-            CollectiveBarriers(graph, options.runtime, structure);
-        if (!barriers.ok()) return barriers.status();
-        planned.fusion_barriers = *std::move(barriers);
-      } else {
-        planned.fusion_barriers = ExpertParallelBarriers(graph);
-      }
+      planned.fusion_barriers = *std::move(barriers);
       absl::StatusOr<Analysis> a = Analyze(graph, hardware, planned);
       if (!a.ok()) return a.status();
       a->model = base.model;

@@ -103,6 +103,14 @@ absl::StatusOr<std::vector<int>> CollectiveBarriers(
 // its epilogue). ShardAnalysis marks the same nodes collective_after.
 std::vector<int> ExpertParallelBarriers(const graph::Graph& graph);
 
+// The AnalyzeOptions::fusion_barriers an analysis is planned with before
+// it is sharded to `layout`: the CollectiveBarriers with tp > 1, else the
+// ExpertParallelBarriers with ep > 1, else none (pipeline stages cut no
+// kernel). `runtime`, `structure`: as for CollectiveBarriers.
+absl::StatusOr<std::vector<int>> LayoutBarriers(
+    const graph::Graph& graph, const Runtime* runtime,
+    const ParallelOptions& layout, const ShardingStructure* structure);
+
 // Errors (input errors): tp, pp, ep or microbatches < 1; tp not dividing
 // the heads or KV heads (both named), an MLP's width or the experts' width;
 // ep not dividing a MoE layer's experts, ep > 1 with tp > 1 or on a graph
