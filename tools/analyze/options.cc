@@ -1,5 +1,6 @@
 #include "tools/analyze/options.h"
 
+#include <optional>
 #include <string_view>
 
 #include "absl/strings/match.h"
@@ -669,16 +670,20 @@ absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {
     return absl::InvalidArgumentError(
         "with --serve, --sweep takes concurrency=LIST only");
   }
-  for (const char* axis : {"tp=", "pp=", "ep="}) {
-    if (absl::StartsWith(o.sweep, axis) &&
-        (o.whole_model || !o.fuse.empty() || !o.weights.empty() ||
-         !o.activations.empty() || !o.kv_cache.empty() || o.what_if ||
-         !o.measured_path.empty() || o.serve)) {
-      return absl::InvalidArgumentError(fmt::format(
-          "--sweep {}LIST works with the per-layer analysis only; not with "
-          "--whole-model/--mlsysim, what-ifs, --measured or --serve",
-          axis));
-    }
+  // The sweep's parallel dimension, if any (ApplySweep checked the spec).
+  std::optional<engine::ParallelAxis> parallel_axis;
+  if (!o.sweep.empty()) {
+    absl::StatusOr<engine::SweepSpec> spec = engine::ParseSweepSpec(o.sweep);
+    if (spec.ok()) parallel_axis = engine::ParallelAxisOf(spec->axis);
+  }
+  if (parallel_axis &&
+      (o.whole_model || !o.fuse.empty() || !o.weights.empty() ||
+       !o.activations.empty() || !o.kv_cache.empty() || o.what_if ||
+       !o.measured_path.empty() || o.serve)) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--sweep {}=LIST works with the per-layer analysis only; not with "
+        "--whole-model/--mlsysim, what-ifs, --measured or --serve",
+        engine::ParallelAxisName(*parallel_axis)));
   }
   const bool any_mode = o.whole_model || !o.sweep.empty() || !o.fuse.empty() ||
                         !o.weights.empty() || !o.activations.empty() ||
