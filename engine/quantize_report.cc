@@ -12,7 +12,7 @@
 namespace ridgeline::engine {
 namespace {
 
-std::string Ratio(double before, double after) {
+std::string SizeRatio(double before, double after) {
   if (!(after > 0)) return "n/a";
   return fmt::format("{:.2f}x smaller", before / after);
 }
@@ -97,7 +97,8 @@ std::string RenderQuantizeText(const QuantizeResult& result,
         "collectives {} (unchanged: activations as stored)\n",
         report::FormatSi(result.weight_bytes_per_gpu_before, "B"),
         report::FormatSi(result.weight_bytes_per_gpu, "B"),
-        Ratio(result.weight_bytes_per_gpu_before, result.weight_bytes_per_gpu),
+        SizeRatio(result.weight_bytes_per_gpu_before,
+                  result.weight_bytes_per_gpu),
         report::FormatSeconds(result.collective_s));
   }
   out += fmt::format(
@@ -110,20 +111,20 @@ std::string RenderQuantizeText(const QuantizeResult& result,
   out += fmt::format("model size      as stored {}  quantized {}  ({})\n",
                      report::FormatSi(result.model_bytes_before, "B"),
                      report::FormatSi(result.model_bytes, "B"),
-                     Ratio(result.model_bytes_before, result.model_bytes));
+                     SizeRatio(result.model_bytes_before, result.model_bytes));
   out += fmt::format(
       "weight traffic  as stored {}  quantized {}  ({}; summed over "
       "layers)\n",
       report::FormatSi(result.weight_traffic_before, "B"),
       report::FormatSi(result.weight_traffic, "B"),
-      Ratio(result.weight_traffic_before, result.weight_traffic));
+      SizeRatio(result.weight_traffic_before, result.weight_traffic));
   if (result.kv_bytes_before > 0) {
     out += fmt::format(
         "KV-cache bytes  as stored {}  quantized {}  ({}; KV tensors read or "
         "written by layers)\n",
         report::FormatSi(result.kv_bytes_before, "B"),
         report::FormatSi(result.kv_bytes, "B"),
-        Ratio(result.kv_bytes_before, result.kv_bytes));
+        SizeRatio(result.kv_bytes_before, result.kv_bytes));
   }
   out += fmt::format(
       "fits in memory  as stored {}  quantized {}  ({}weights + peak "

@@ -19,12 +19,6 @@ constexpr int kMaxScoreOps = 8;
 // Longest layout chain absorbed in front of Q, K or V.
 constexpr int kMaxLayoutOps = 6;
 
-bool Free(const RuleContext& context, const GroupBuilder& builder, int node) {
-  return context.Groupable(node) &&
-         builder.Available(node, FusionKind::kAttention) &&
-         builder.Members(builder.GroupOf(node)).size() == 1;
-}
-
 bool IsWeight(const graph::Graph& graph, int tensor) {
   return tensor >= 0 && graph.IsWeight(graph.tensor(tensor));
 }
@@ -36,7 +30,8 @@ bool FindScoreChain(const RuleContext& context, const GroupBuilder& builder,
   const graph::Graph& graph = context.graph();
   if (depth > kMaxScoreOps || tensor < 0) return false;
   const int p = graph.tensor(tensor).producer;
-  if (p < 0 || !context.SingleUse(tensor) || !Free(context, builder, p)) {
+  if (p < 0 || !context.SingleUse(tensor) ||
+      !context.Free(builder, p, FusionKind::kAttention)) {
     return false;
   }
   const graph::Node& node = graph.node(p);
@@ -79,7 +74,8 @@ void CollectLayout(const RuleContext& context, const GroupBuilder& builder,
   const graph::Graph& graph = context.graph();
   for (int i = 0; i < kMaxLayoutOps && tensor >= 0; ++i) {
     const int p = graph.tensor(tensor).producer;
-    if (p < 0 || !context.SingleUse(tensor) || !Free(context, builder, p)) {
+    if (p < 0 || !context.SingleUse(tensor) ||
+        !context.Free(builder, p, FusionKind::kAttention)) {
       return;
     }
     const graph::Node& node = graph.node(p);
@@ -93,7 +89,7 @@ void TryPattern(const RuleContext& context, GroupBuilder& builder,
                 int softmax) {
   const graph::Graph& graph = context.graph();
   const graph::Node& s = graph.node(softmax);
-  if (!Free(context, builder, softmax)) return;
+  if (!context.Free(builder, softmax, FusionKind::kAttention)) return;
   std::vector<int> members;
   int qk = -1;
   if (!FindScoreChain(context, builder, s.Input(0), 0, &members, &qk)) return;
@@ -104,7 +100,7 @@ void TryPattern(const RuleContext& context, GroupBuilder& builder,
   for (int i = 0; i <= kMaxScoreOps && probs >= 0; ++i) {
     if (!context.SingleUse(probs)) return;
     const int c = graph.tensor(probs).consumers[0];
-    if (!Free(context, builder, c)) return;
+    if (!context.Free(builder, c, FusionKind::kAttention)) return;
     const graph::Node& node = graph.node(c);
     if (IsAttentionMatMul(node)) {
       if (node.Input(0) != probs || IsWeight(graph, node.Input(1))) return;
@@ -126,8 +122,8 @@ void TryPattern(const RuleContext& context, GroupBuilder& builder,
   const int out = graph.node(av).Output(0);
   if (out >= 0 && context.SingleUse(out)) {
     const int t = graph.tensor(out).consumers[0];
-    if (Free(context, builder, t) && graph.node(t).domain.empty() &&
-        graph.node(t).op_type == "Transpose") {
+    if (context.Free(builder, t, FusionKind::kAttention) &&
+        graph.node(t).domain.empty() && graph.node(t).op_type == "Transpose") {
       members.push_back(t);
     }
   }
@@ -142,7 +138,8 @@ void ApplyAttentionRule(const RuleContext& context, GroupBuilder& builder) {
   for (int n : graph.topological_order()) {
     const graph::Node& node = graph.node(n);
     if (IsContribAttention(node)) {
-      if (Free(context, builder, n)) builder.Unite({n}, FusionKind::kAttention);
+      if (context.Free(builder, n, FusionKind::kAttention))
+        builder.Unite({n}, FusionKind::kAttention);
       continue;
     }
     if ((node.domain.empty() && node.op_type == "Softmax")) {

@@ -15,12 +15,6 @@
 namespace ridgeline::engine::fusion {
 namespace {
 
-bool Free(const RuleContext& context, const GroupBuilder& builder, int node) {
-  return context.Groupable(node) &&
-         builder.Available(node, FusionKind::kEpilogue) &&
-         builder.Members(builder.GroupOf(node)).size() == 1;
-}
-
 bool IsDequantize(const graph::Node& node) {
   return (node.domain.empty() || node.domain == "com.microsoft") &&
          node.op_type == "DequantizeLinear";
@@ -82,7 +76,7 @@ void GrowEpilogue(const RuleContext& context, GroupBuilder& builder,
     if (in < 0) continue;
     const int p = graph.tensor(in).producer;
     if (p < 0 || !context.SingleUse(in) || !IsDequantize(graph.node(p)) ||
-        !Free(context, builder, p)) {
+        !context.Free(builder, p, FusionKind::kEpilogue)) {
       continue;
     }
     group.push_back(p);
@@ -109,7 +103,8 @@ void GrowEpilogue(const RuleContext& context, GroupBuilder& builder,
                      candidates.end());
     for (int c : candidates) {
       const int g = builder.GroupOf(anchor);
-      if (builder.GroupOf(c) == g || !Free(context, builder, c) ||
+      if (builder.GroupOf(c) == g ||
+          !context.Free(builder, c, FusionKind::kEpilogue) ||
           !IsEpilogueOp(graph.node(c)) ||
           !KeepsSize(context, builder, g, c, anchor_elements)) {
         continue;
@@ -127,7 +122,8 @@ void GrowEpilogue(const RuleContext& context, GroupBuilder& builder,
 void ApplyEpilogueRule(const RuleContext& context, GroupBuilder& builder) {
   const graph::Graph& graph = context.graph();
   for (int n : graph.topological_order()) {
-    if (!IsEpilogueAnchor(graph.node(n)) || !Free(context, builder, n))
+    if (!IsEpilogueAnchor(graph.node(n)) ||
+        !context.Free(builder, n, FusionKind::kEpilogue))
       continue;
     GrowEpilogue(context, builder, n);
   }

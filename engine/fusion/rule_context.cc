@@ -27,6 +27,12 @@ bool RuleContext::Groupable(int node) const {
   return any_output && !all_folded;
 }
 
+bool RuleContext::Free(const GroupBuilder& builder, int node,
+                       FusionKind kind) const {
+  return Groupable(node) && builder.Available(node, kind) &&
+         builder.Members(builder.GroupOf(node)).size() == 1;
+}
+
 bool RuleContext::SingleUse(int tensor) const {
   return graph_.tensor(tensor).consumers.size() == 1 && !IsGraphOutput(tensor);
 }

@@ -28,6 +28,9 @@ class RuleContext {
   bool SingleUse(int tensor) const;
   // Element count of output `i` of `node`, or -1 when absent or unknown.
   int64_t OutputElements(int node, size_t i) const;
+  // The node may start or join a group of `kind`: Groupable, available to
+  // that kind in `builder`, and not yet grouped with anything.
+  bool Free(const GroupBuilder& builder, int node, FusionKind kind) const;
   // Position of the node in the graph's topological order.
   int TopoPosition(int node) const { return topo_position_[node]; }
 
