@@ -540,9 +540,10 @@ std::string UsageText() {
       "       analyze --zoo NAME (--hw NAME | --hw-file FILE.json) [flags]\n"
       "       analyze --list-hw [--hw-file FILE.json] [--format F]\n"
       "       analyze --list-zoo\n\n"
-      "Predicts the latency of every layer of an ONNX model on a device with "
-      "a\nroofline (compute vs memory bound, plus per-layer and dispatch "
-      "taxes).\n\nflags:\n";
+      "Predicts the latency of every layer of an ONNX model on a device: the "
+      "kernels a\nruntime profile launches for it (--runtime), each timed "
+      "by its roofline regime\n(compute or memory bound) plus fixed and "
+      "launch costs, then the whole model.\n\nflags:\n";
   text += cli::HelpLines<Options>(kFlags, 34);
   text +=
       "\nexit status: 0 success, 1 usage error, 2 model, hardware or input "
