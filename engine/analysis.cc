@@ -12,6 +12,7 @@
 #include "engine/counters/common.h"
 #include "engine/fusion.h"
 #include "engine/kernel_plan.h"
+#include "engine/l2.h"
 #include "engine/moe.h"  // ActiveParameterCount
 #include "engine/precision.h"
 #include "engine/precision_pricer.h"
@@ -316,7 +317,7 @@ std::string_view BoundName(Bound bound) {
 void TimeKernels(Analysis* analysis) {
   Summary& summary = analysis->summary;
   const Pricing& pricing = analysis->pricing;
-  summary.macs = summary.flops = summary.bytes = 0;
+  summary.macs = summary.flops = summary.bytes = summary.l2_bytes = 0;
   for (const LayerResult& layer : analysis->layers) {
     if (layer.skipped || layer.message_bytes > 0) continue;
     summary.macs += layer.cost.macs;
@@ -338,6 +339,7 @@ void TimeKernels(Analysis* analysis) {
   double kernel_time = 0;
   for (KernelResult& k : analysis->kernels) {
     k.time = TimeKernel(k.work, pricing);
+    summary.l2_bytes += L2Bytes(k.work);
     const KernelTime& t = k.time;
     k.bound = t.latency_s <= 0              ? Bound::kNone
               : t.overhead_dominated()      ? Bound::kOverhead
@@ -646,8 +648,15 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     }
   }
   summary.per_inference_s = a.dispatch_tax_s;
-  TimeKernels(&analysis);
   summary.peak_activation_bytes = PeakActivationBytes(graph, *pricer, is_view);
+  if (runtime.size_aware && hardware.UsableL2Bytes() > 0) {
+    a.l2_cache_bytes = hardware.UsableL2Bytes();
+    a.l2_weights_resident = WeightsStayInL2(
+        summary.weight_bytes, summary.peak_activation_bytes, a.l2_cache_bytes);
+    AssignL2Residency(graph, *pricer, a.l2_cache_bytes, a.l2_weights_resident,
+                      analysis.layers, &analysis.kernels);
+  }
+  TimeKernels(&analysis);
   summary.fits_in_memory =
       summary.weight_bytes + summary.peak_activation_bytes <=
       hardware.memory_capacity_bytes;

@@ -81,6 +81,11 @@ struct Assumptions {
   std::string runtime;       // runtime profile key ("flat" without one)
   std::string runtime_name;  // its display name
   std::string kernel_model;  // "size-aware (fitted: ...)" or "flat"
+  // The L2 bytes the kernels' reuse of it is modelled with
+  // (Hardware::UsableL2Bytes, engine/l2.h; 0: not modelled), and whether
+  // the weights stay in it across inferences.
+  double l2_cache_bytes = 0;
+  bool l2_weights_resident = false;
 };
 
 // A node's input or output tensor as the reports show it.
@@ -190,6 +195,9 @@ struct Summary {
   double macs = 0;
   double flops = 0;
   double bytes = 0;
+  // Of the kernels' bytes, those the L2 serves (engine/l2.h; 0 when the L2
+  // is not modelled).
+  double l2_bytes = 0;
   int64_t params = 0;
   // Parameters one token uses (engine/moe.h): each mixture-of-experts layer
   // counts k of its E experts; equals params when there is none.

@@ -227,7 +227,20 @@ absl::StatusOr<FusionResult> ApplyFusion(const Analysis& unfused,
     g.bytes_written = fused.bytes_written;
     g.weight_bytes = fused.work.weight_bytes;
     g.bytes = g.bytes_read + g.bytes_written;
-    const KernelWork& work = fused.work;
+    KernelWork work = fused.work;
+    // The L2 serves the fused kernel's boundary tensors in the share it
+    // served its member kernels' ones (engine/l2.h).
+    double member_bytes = 0;
+    double member_l2_bytes = 0;
+    for (int k : member_kernels) {
+      const KernelWork& w = unfused.kernels[k].work;
+      const double others = std::max(0.0, w.bytes - w.weight_bytes);
+      member_bytes += others;
+      member_l2_bytes += others * w.l2_activation_share;
+    }
+    work.l2_activation_share =
+        member_bytes > 0 ? member_l2_bytes / member_bytes : 0;
+    work.l2_weights = a.l2_weights_resident && work.weight_bytes > 0;
     const KernelTime time = TimeKernel(work, unfused.pricing);
     g.t_compute_s = time.t_compute_s;
     g.t_memory_s = time.t_memory_s;

@@ -28,6 +28,8 @@ constexpr std::string_view kKnownFields[] = {
     "memory_capacity_bytes",
     "tdp_w",
     "dispatch_tax_s",
+    "l2_cache_bytes",
+    "l2_partitions",
     "source",
     "compute_efficiency_by_op",
     "memory_efficiency_by_op",
@@ -350,7 +352,8 @@ absl::StatusOr<Hardware> ParseHardwareJson(std::string_view json,
       return FieldError(origin, field,
                         "unknown field (known: key, name, aliases, "
                         "peak_flops_per_s, memory_bandwidth_bytes_per_s, "
-                        "memory_capacity_bytes, tdp_w, dispatch_tax_s, source, "
+                        "memory_capacity_bytes, tdp_w, dispatch_tax_s, "
+                        "l2_cache_bytes, l2_partitions, source, "
                         "compute_efficiency_by_op, memory_efficiency_by_op, "
                         "kernel_model, interconnect)");
     }
@@ -416,6 +419,21 @@ absl::StatusOr<Hardware> ParseHardwareJson(std::string_view json,
         NumberValue(*it, origin, "dispatch_tax_s", /*allow_zero=*/true);
     if (!v.ok()) return v.status();
     hw.dispatch_tax_s = *v;
+  }
+  if (auto it = j.find("l2_cache_bytes"); it != j.end()) {
+    absl::StatusOr<double> v =
+        NumberValue(*it, origin, "l2_cache_bytes", /*allow_zero=*/true);
+    if (!v.ok()) return v.status();
+    hw.l2_cache_bytes = *v;
+  }
+  if (auto it = j.find("l2_partitions"); it != j.end()) {
+    absl::StatusOr<double> v =
+        NumberValue(*it, origin, "l2_partitions", /*allow_zero=*/false);
+    if (!v.ok()) return v.status();
+    absl::StatusOr<int64_t> whole =
+        WholeNumberField(*v, 1, 64, origin, "l2_partitions", "L2 partitions");
+    if (!whole.ok()) return whole.status();
+    hw.l2_partitions = static_cast<int>(*whole);
   }
   if (auto it = j.find("source"); it != j.end()) {
     if (!it->is_string())

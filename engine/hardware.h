@@ -102,6 +102,17 @@ struct Hardware {
   double tdp_w = 0;
   // Once-per-inference launch/dispatch cost.
   double dispatch_tax_s = 0;
+  // Last-level on-chip cache (a GPU's L2), bytes; 0 = not modelled. Size-aware
+  // runtimes read activations that are still in it from it (engine/l2.h).
+  double l2_cache_bytes = 0;
+  // Partitions the L2 is split into, each caching the data its own SMs read
+  // (A100, H100: 2), so data every SM reads is held once per partition.
+  int l2_partitions = 1;
+  // The L2 bytes a tensor every SM reads can use: l2_cache_bytes /
+  // l2_partitions.
+  double UsableL2Bytes() const {
+    return l2_partitions > 0 ? l2_cache_bytes / l2_partitions : 0;
+  }
   // Where the numbers came from (datasheet title and URL or document).
   std::string source;
   // Optional per-op-type efficiencies (fitted by `analyze --fit`); when an op

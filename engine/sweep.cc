@@ -165,13 +165,17 @@ void FindFlips(SweepResult* r) {
 }
 
 // True when `a` and `b` list the same layers (same nodes, same view/skip)
-// and the same kernels (same member layers, same class).
+// and the same kernels (same member layers, same class, the same L2
+// residency: a step in the batch, not a line; engine/l2.h).
 bool SameLayers(const Analysis& a, const Analysis& b) {
   if (a.layers.size() != b.layers.size()) return false;
   if (a.kernels.size() != b.kernels.size()) return false;
   for (size_t i = 0; i < a.kernels.size(); ++i) {
-    if (a.kernels[i].layers != b.kernels[i].layers ||
-        a.kernels[i].work.kind != b.kernels[i].work.kind) {
+    const KernelWork& x = a.kernels[i].work;
+    const KernelWork& y = b.kernels[i].work;
+    if (a.kernels[i].layers != b.kernels[i].layers || x.kind != y.kind ||
+        x.l2_activation_share != y.l2_activation_share ||
+        x.l2_weights != y.l2_weights) {
       return false;
     }
   }
@@ -587,7 +591,11 @@ absl::StatusOr<SweepResult> SweepHardware(const Analysis& base,
   result.axis = SweepSpec::Axis::kHardware;
   const bool reprice = !options.precision.empty() && options.pricer == nullptr;
   for (const Hardware& hw : devices) {
-    if (reprice) {
+    // The kernels' L2 residency is the base device's: another L2 size needs
+    // its own analysis.
+    const double l2 =
+        base.pricing.runtime.size_aware ? hw.UsableL2Bytes() : 0.0;
+    if (reprice && l2 == base.assumptions.l2_cache_bytes) {
       absl::StatusOr<double> peak = hw.PeakFlops(options.precision);
       if (!peak.ok()) {
         return absl::InvalidArgumentError(

@@ -27,6 +27,35 @@ double TileEdge(double extent) {
   return edge;
 }
 
+// The parts of a kernel's bytes: weights and the rest, each split into
+// DRAM and L2 bytes.
+struct ByteParts {
+  double weights = 0;
+  double others = 0;
+  double l2_weights = 0;
+  double l2_others = 0;
+};
+ByteParts SplitBytes(const KernelWork& w) {
+  ByteParts p;
+  p.weights = std::clamp(w.weight_bytes, 0.0, std::max(0.0, w.bytes));
+  p.others = std::max(0.0, w.bytes - p.weights);
+  p.l2_others = p.others * std::clamp(w.l2_activation_share, 0.0, 1.0);
+  p.l2_weights = w.l2_weights ? p.weights : 0;
+  return p;
+}
+
+// Seconds to move a kernel's bytes at `attainable` bytes/s: weights at
+// `weight_factor` times it (weight-only int8/int4 kernels), bytes the L2
+// serves at kL2BandwidthFactor times.
+double MemorySeconds(const KernelWork& w, double attainable,
+                     double weight_factor) {
+  const ByteParts p = SplitBytes(w);
+  return (p.others - p.l2_others) / attainable +
+         p.l2_others / (attainable * kL2BandwidthFactor) +
+         (p.weights - p.l2_weights) / (attainable * weight_factor) +
+         p.l2_weights / (attainable * weight_factor * kL2BandwidthFactor);
+}
+
 // max(a, b) plus the part of the smaller one that is not hidden.
 double Overlap(double a, double b, double overlap) {
   return std::max(a, b) + (1 - overlap) * std::min(a, b);
@@ -223,10 +252,8 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
           fixed_s = f->second;
         }
       }
-      const double attainable = bw * m.memory_efficiency;
-      const double weights = std::min(work.weight_bytes, work.bytes);
-      t.t_memory_s = (work.bytes - weights) / attainable +
-                     weights / (attainable * weight_factor);
+      t.t_memory_s =
+          MemorySeconds(work, bw * m.memory_efficiency, weight_factor);
       const double matrix_peak = p.peak_flops_per_s * m.matrix_efficiency;
       const double vector_s = work.other_flops / p.vector_flops_per_s;
       t.t_compute_s = work.matrix_flops / matrix_peak + vector_s;
@@ -244,7 +271,7 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
       t.compute_efficiency = m.attention_efficiency;
       t.memory_efficiency = m.memory_efficiency;
       t.t_compute_s = flops / (p.peak_flops_per_s * m.attention_efficiency);
-      t.t_memory_s = work.bytes / (bw * m.memory_efficiency);
+      t.t_memory_s = MemorySeconds(work, bw * m.memory_efficiency, 1);
       device = Overlap(t.t_compute_s, t.t_memory_s, m.matrix_overlap);
       break;
     }
@@ -252,7 +279,7 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
       t.compute_efficiency = 1;
       t.memory_efficiency = m.memory_efficiency * ClassFactor(r, work.kind);
       t.t_compute_s = flops / p.vector_flops_per_s;
-      t.t_memory_s = work.bytes / (bw * t.memory_efficiency);
+      t.t_memory_s = MemorySeconds(work, bw * t.memory_efficiency, 1);
       device = std::max(t.t_compute_s, t.t_memory_s);
       break;
     }
@@ -264,6 +291,11 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
   t.t_overhead_s = std::max(0.0, t.latency_s - roof);
   t.regime = t.t_memory_s > t.t_compute_s ? Regime::kMemory : Regime::kCompute;
   return t;
+}
+
+double L2Bytes(const KernelWork& work) {
+  const ByteParts p = SplitBytes(work);
+  return p.l2_others + p.l2_weights;
 }
 
 KernelTime BareRoofline(double flops, double bytes, double peak_flops_per_s,

@@ -15,6 +15,8 @@
 //   attention   the same with e_attention, no tile/wave terms
 //   memory      T = max(FLOPs / vector peak, bytes / (BW * e_memory * class))
 //               + fixed
+// Bytes the L2 serves (KernelWork::l2_activation_share, l2_weights) count
+// at kL2BandwidthFactor times the attainable bandwidth in M.
 // then the host: with CUDA graphs T += kernel gap, else T = max(T, launch).
 // collective  T = the interconnect time of engine/parallel/collectives.h
 //             (link time as memory, latency terms as overhead; no host term)
@@ -54,6 +56,12 @@ enum class KernelClass {
 };
 std::string_view KernelClassName(KernelClass c);
 
+// Bytes served by the L2 move this many times faster than DRAM bytes: XLA's
+// GPU performance model's kL2CacheSpeedup (gpu_performance_model_base.h;
+// perf_model_anchors.md 2.3), which reads a buffer that fits in the L2 at
+// 2.5x the DRAM bandwidth.
+inline constexpr double kL2BandwidthFactor = 2.5;
+
 enum class Regime { kCompute, kMemory, kNone };
 std::string_view RegimeName(Regime r);  // "compute", "memory", "none"
 
@@ -66,6 +74,13 @@ struct KernelWork {
   GemmShape gemm;             // matrix kernels; batch 0 = unknown shape
   std::string op_type;        // anchor op, for the per-op efficiency overrides
   CollectiveWork collective;  // kCollective kernels only
+  // Share of the non-weight bytes (bytes - weight_bytes) the L2 serves:
+  // reads of tensors a recent kernel wrote and writes no kernel reads back
+  // from DRAM (engine/l2.h). 0 when the L2 is not modelled.
+  double l2_activation_share = 0;
+  // The weights stay in the L2 from one inference to the next (the whole
+  // working set fits; engine/l2.h).
+  bool l2_weights = false;
   double Flops() const { return matrix_flops + other_flops; }
 };
 
@@ -133,6 +148,9 @@ double TileWaveEfficiency(const GemmShape& gemm, int compute_units,
                           double wave_quantization = 1);
 
 KernelTime TimeKernel(const KernelWork& work, const Pricing& pricing);
+
+// The bytes of `work` the L2 serves (l2_activation_share, l2_weights).
+double L2Bytes(const KernelWork& work);
 
 // The bare roofline of `flops` and `bytes` at the un-derated peak and
 // bandwidth (efficiency 1, no fixed cost): what the measured comparison

@@ -134,6 +134,8 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw) {
   j["memory_capacity_bytes"] = hw.memory_capacity_bytes;
   if (hw.tdp_w > 0) j["tdp_w"] = hw.tdp_w;
   j["dispatch_tax_s"] = hw.dispatch_tax_s;
+  if (hw.l2_cache_bytes > 0) j["l2_cache_bytes"] = hw.l2_cache_bytes;
+  if (hw.l2_partitions != 1) j["l2_partitions"] = hw.l2_partitions;
   j["source"] = hw.source;
   if (!hw.compute_efficiency_by_op.empty()) {
     j["compute_efficiency_by_op"] = SortedObject(hw.compute_efficiency_by_op);

@@ -1,0 +1,139 @@
+#include "engine/l2.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+
+namespace ridgeline::engine {
+namespace {
+
+// How deep a chain of views is followed (Reshape of a Transpose of ...).
+constexpr int kMaxViewDepth = 16;
+
+struct Residency {
+  const graph::Graph& graph;
+  const std::vector<LayerResult>& layers;
+  std::vector<int> kernel_of_node;  // -1: no kernel
+  std::vector<bool> view_node;      // no kernel, not host: an alias
+  std::vector<double> before;       // bytes of the kernels before kernel i
+  double l2_bytes = 0;
+
+  // The kernel that wrote tensor `t` (through views), -1 for none (a graph
+  // input, a weight, a host value).
+  int WriterKernel(int t, int depth = 0) const {
+    if (t < 0 || depth > kMaxViewDepth) return -1;
+    const int producer = graph.tensor(t).producer;
+    if (producer < 0) return -1;
+    if (kernel_of_node[producer] >= 0) return kernel_of_node[producer];
+    if (!view_node[producer]) return -1;
+    const graph::Node& node = graph.node(producer);
+    return node.inputs.empty() ? -1 : WriterKernel(node.inputs[0], depth + 1);
+  }
+
+  // Adds the kernels reading `t` (through views) to `out`.
+  void ReaderKernels(int t, std::vector<int>* out, int depth = 0) const {
+    if (depth > kMaxViewDepth) return;
+    for (int consumer : graph.tensor(t).consumers) {
+      if (kernel_of_node[consumer] >= 0) {
+        out->push_back(kernel_of_node[consumer]);
+      } else if (view_node[consumer]) {
+        for (int o : graph.node(consumer).outputs) {
+          if (o >= 0) ReaderKernels(o, out, depth + 1);
+        }
+      }
+    }
+  }
+
+  // Whether `bytes` written by kernel `writer` are still in the L2 when
+  // kernel `reader` runs.
+  bool StillInL2(int writer, int reader, double bytes) const {
+    if (writer < 0 || reader <= writer) return false;
+    return bytes + before[reader] - before[writer + 1] <= l2_bytes;
+  }
+};
+
+}  // namespace
+
+bool WeightsStayInL2(double weight_bytes, double peak_activation_bytes,
+                     double l2_bytes) {
+  return l2_bytes > 0 && weight_bytes > 0 &&
+         weight_bytes + peak_activation_bytes <= l2_bytes;
+}
+
+void AssignL2Residency(const graph::Graph& graph, const TensorPricer& pricer,
+                       double l2_bytes, bool weights_resident,
+                       const std::vector<LayerResult>& layers,
+                       std::vector<KernelResult>* kernels) {
+  if (!(l2_bytes > 0)) return;
+  const size_t nodes = graph.nodes().size();
+  Residency r{graph,
+              layers,
+              std::vector<int>(nodes, -1),
+              std::vector<bool>(nodes, false),
+              {},
+              l2_bytes};
+  for (const LayerResult& layer : layers) {
+    if (layer.node < 0 || layer.node >= static_cast<int>(nodes)) continue;
+    if (layer.kernel >= 0) {
+      r.kernel_of_node[layer.node] = layer.kernel;
+    } else if (!layer.host && !layer.skipped) {
+      r.view_node[layer.node] = true;
+    }
+  }
+  r.before.assign(kernels->size() + 1, 0);
+  for (size_t i = 0; i < kernels->size(); ++i) {
+    r.before[i + 1] = r.before[i] + (*kernels)[i].work.bytes;
+  }
+  const absl::flat_hash_set<int> graph_outputs(graph.outputs().begin(),
+                                               graph.outputs().end());
+
+  std::vector<int> readers;
+  for (size_t c = 0; c < kernels->size(); ++c) {
+    KernelResult& kernel = (*kernels)[c];
+    kernel.work.l2_activation_share = 0;
+    kernel.work.l2_weights = weights_resident && kernel.work.weight_bytes > 0;
+    std::vector<int> order;  // member nodes in launch order
+    for (int li : kernel.layers) {
+      if (layers[li].node >= 0) order.push_back(layers[li].node);
+    }
+    if (order.empty()) continue;  // a collective
+    const absl::flat_hash_set<int> members(order.begin(), order.end());
+    const int self = static_cast<int>(c);
+    double total = 0;
+    double served = 0;
+    absl::flat_hash_set<int> read;
+    absl::flat_hash_set<int> written;
+    for (int n : order) {
+      for (int t : graph.node(n).inputs) {
+        if (t < 0 || graph.IsWeight(graph.tensor(t))) continue;
+        const int producer = graph.tensor(t).producer;
+        if (producer >= 0 && members.contains(producer)) continue;
+        if (!read.insert(t).second) continue;
+        const double bytes = pricer.TensorBytes(graph, graph.tensor(t));
+        total += bytes;
+        if (r.StillInL2(r.WriterKernel(t), self, bytes)) served += bytes;
+      }
+      for (int t : graph.node(n).outputs) {
+        if (t < 0 || !written.insert(t).second) continue;
+        readers.clear();
+        r.ReaderKernels(t, &readers);
+        const bool external = graph_outputs.contains(t) ||
+                              std::any_of(readers.begin(), readers.end(),
+                                          [&](int k) { return k != self; });
+        if (!external) continue;
+        const double bytes = pricer.TensorBytes(graph, graph.tensor(t));
+        total += bytes;
+        const bool kept =
+            !graph_outputs.contains(t) &&
+            std::all_of(readers.begin(), readers.end(), [&](int k) {
+              return k == self || r.StillInL2(self, k, bytes);
+            });
+        if (kept) served += bytes;
+      }
+    }
+    kernel.work.l2_activation_share = total > 0 ? served / total : 0;
+  }
+}
+
+}  // namespace ridgeline::engine

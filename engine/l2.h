@@ -1,0 +1,47 @@
+// Which bytes of each kernel a GPU's L2 cache serves instead of DRAM.
+//
+//   if (runtime.size_aware && hardware.l2_cache_bytes > 0)
+//     AssignL2Residency(graph, pricer, hardware.l2_cache_bytes,
+//                       weights_fit, layers, &kernels);
+//
+// The L2 is taken as a least-recently-used cache of `l2_bytes`: a tensor is
+// still in it when fewer bytes than that were touched since it was written.
+// The bytes touched are counted as the tensor itself plus every byte of the
+// kernels launched between its writer and its reader (an upper bound on the
+// distinct bytes: a runtime's reused activation buffers are counted again,
+// so a hit is never counted that the cache would miss).
+// - An activation read is served by the L2 when the tensor is still there.
+// - An activation write stays in the L2 when every kernel that reads it
+//   (through views) is served by the L2 and it is not a graph output: the
+//   runtime reuses the buffer, and its lines are overwritten before they are
+//   written back.
+// - Graph inputs (a KV cache, the input image) come from DRAM; so do the
+//   weights, unless `weights_resident`: the weights and the peak activations
+//   together fit in the L2, so a loop of inferences finds them there.
+// Each kernel gets KernelWork::l2_activation_share (the L2-served share of
+// its non-weight tensor bytes) and KernelWork::l2_weights; TimeKernel
+// (engine/timing.h) moves those bytes at kL2BandwidthFactor times the
+// attainable bandwidth.
+#ifndef RIDGELINE_ENGINE_L2_H_
+#define RIDGELINE_ENGINE_L2_H_
+
+#include <vector>
+
+#include "engine/analysis.h"
+#include "engine/counter_registry.h"
+#include "graph/graph.h"
+
+namespace ridgeline::engine {
+
+// True when a loop of inferences keeps the weights in an L2 of `l2_bytes`.
+bool WeightsStayInL2(double weight_bytes, double peak_activation_bytes,
+                     double l2_bytes);
+
+void AssignL2Residency(const graph::Graph& graph, const TensorPricer& pricer,
+                       double l2_bytes, bool weights_resident,
+                       const std::vector<LayerResult>& layers,
+                       std::vector<KernelResult>* kernels);
+
+}  // namespace ridgeline::engine
+
+#endif  // RIDGELINE_ENGINE_L2_H_
