@@ -122,6 +122,8 @@ Json Tree(const Analysis& a) {
   j["runtime"] = as.runtime;
   j["runtime_name"] = as.runtime_name;
   j["kernel_model"] = as.kernel_model;
+  j["l2_cache_bytes"] = as.l2_cache_bytes;
+  j["l2_weights_resident"] = as.l2_weights_resident;
   root["assumptions"] = std::move(j);
   Json layers = Json::array();
   for (const LayerResult& l : a.layers) {
@@ -160,6 +162,7 @@ Json Tree(const Analysis& a) {
     x["layers"] = k.layers;
     x["flops"] = k.work.Flops();
     x["bytes"] = k.work.bytes;
+    x["l2_bytes"] = L2Bytes(k.work);
     x["t_compute_s"] = k.time.t_compute_s;
     x["t_memory_s"] = k.time.t_memory_s;
     x["t_overhead_s"] = k.time.t_overhead_s;
@@ -175,6 +178,7 @@ Json Tree(const Analysis& a) {
   y["macs"] = s.macs;
   y["flops"] = s.flops;
   y["bytes"] = s.bytes;
+  y["l2_bytes"] = s.l2_bytes;
   y["params"] = s.params;
   if (s.active_params != s.params) y["active_params"] = s.active_params;
   y["weight_bytes"] = s.weight_bytes;

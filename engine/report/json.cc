@@ -205,6 +205,8 @@ void AssumptionsObject(JsonWriter& w, const Analysis& a) {
   m.Add("runtime", std::string_view(as.runtime));
   m.Add("runtime_name", std::string_view(as.runtime_name));
   m.Add("kernel_model", std::string_view(as.kernel_model));
+  m.Add("l2_cache_bytes", as.l2_cache_bytes);
+  m.AddBool("l2_weights_resident", as.l2_weights_resident);
   w.EndObject();
 }
 
@@ -257,6 +259,7 @@ void KernelObject(JsonWriter& w, const KernelResult& k) {
   });
   m.Add("flops", k.work.Flops());
   m.Add("bytes", k.work.bytes);
+  m.Add("l2_bytes", L2Bytes(k.work));
   m.Add("t_compute_s", k.time.t_compute_s);
   m.Add("t_memory_s", k.time.t_memory_s);
   m.Add("t_overhead_s", k.time.t_overhead_s);
@@ -274,6 +277,7 @@ void SummaryObject(JsonWriter& w, const Summary& s) {
   m.Add("macs", s.macs);
   m.Add("flops", s.flops);
   m.Add("bytes", s.bytes);
+  m.Add("l2_bytes", s.l2_bytes);
   m.AddInt("params", s.params);
   if (s.active_params != s.params) m.AddInt("active_params", s.active_params);
   m.Add("weight_bytes", s.weight_bytes);

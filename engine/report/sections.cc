@@ -58,9 +58,14 @@ Items SummaryItems(const Analysis& a) {
                   FormatSi(s.flops, "FLOP"), FormatSi(s.macs, "MAC"),
                   as.flops_per_mac,
                   FormatSi(s.flops - s.macs * as.flops_per_mac, "FLOP")));
-  items.emplace_back("memory traffic",
-                     fmt::format("{} (bytes read + written by all layers)",
-                                 FormatSi(s.bytes, "B")));
+  items.emplace_back(
+      "memory traffic",
+      s.l2_bytes > 0
+          ? fmt::format("{} (bytes read + written by all layers; {} of the "
+                        "kernels' bytes served by the L2)",
+                        FormatSi(s.bytes, "B"), FormatSi(s.l2_bytes, "B"))
+          : fmt::format("{} (bytes read + written by all layers)",
+                        FormatSi(s.bytes, "B")));
   items.emplace_back("intensity",
                      s.bytes > 0
                          ? fmt::format("{} FLOP/B (model FLOPs / model bytes)",
@@ -204,6 +209,18 @@ Items AssumptionItems(const Analysis& a) {
   items.emplace_back("runtime", fmt::format("{} ({}; --runtime)", as.runtime,
                                             as.runtime_name));
   items.emplace_back("kernel model", as.kernel_model);
+  if (as.l2_cache_bytes > 0) {
+    items.emplace_back(
+        "L2 cache",
+        fmt::format(
+            "{} usable; activations still in it and writes read back from it "
+            "move at {:g}x the bandwidth; weights {} (README, L2 residency)",
+            FormatSi(as.l2_cache_bytes, "B"), kL2BandwidthFactor,
+            as.l2_weights_resident
+                ? "stay in it across inferences (weights + peak activations "
+                  "fit)"
+                : "come from DRAM"));
+  }
   std::string ce =
       fmt::format("{:g} of peak (--efficiency)", as.compute_efficiency);
   if (!hw.compute_efficiency_by_op.empty()) {
