@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "engine/hardware.h"
 #include "engine/kernel_fit.h"
 #include "engine/kernel_plan.h"
@@ -812,6 +813,43 @@ TEST_F(KernelFitTest, Fp8GemvPaysTheLargerFixedCost) {
     EXPECT_NEAR(PredictKernel(gemv, hw, hw.kernel_model) * 1e6, expected_us,
                 0.05);
   }
+}
+
+// The fit on rows made by the model itself from constants chosen here
+// (matrix 0.7, memory 0.75, 6 us fixed, overlap 0.9 on the A100) finds
+// those constants again: the optimizer, not the committed data. Small
+// enough (12 rows) to run under the sanitizers, which leave the committed-
+// table fit above to the Release run (tools/sanitize.sh).
+TEST_F(KernelFitTest, FitRecoversPlantedConstants) {
+  const Hardware hw = *FindHardware(catalog_, "a100");
+  KernelModel planted = hw.kernel_model;
+  planted.matrix_efficiency = 0.7;
+  planted.memory_efficiency = 0.75;
+  planted.kernel_fixed_s = 6e-6;
+  planted.matrix_overlap = 0.9;
+  std::vector<KernelSample> rows;
+  for (const double m : {1.0, 16.0, 128.0, 512.0, 2048.0, 8192.0}) {
+    for (const double n : {4096.0, 12288.0}) {
+      KernelSample s;
+      s.id = absl::StrCat("m", m, "n", n);
+      s.hw = "a100";
+      s.precision = "bf16";
+      s.work.kind = KernelClass::kMatrix;
+      s.work.gemm = {1, m, n, 4096};
+      s.work.matrix_flops = 2 * m * n * 4096;
+      s.work.weight_bytes = n * 4096 * 2;
+      s.work.bytes = (m * 4096 + n * 4096 + m * n) * 2;
+      s.measured_s = PredictKernel(s, hw, planted);
+      rows.push_back(s);
+    }
+  }
+  absl::StatusOr<DeviceKernelFit> fit = FitDeviceKernels(rows, hw);
+  ASSERT_TRUE(fit.ok()) << fit.status();
+  EXPECT_NEAR(fit->model.matrix_efficiency, 0.7, 0.01);
+  EXPECT_NEAR(fit->model.memory_efficiency, 0.75, 0.01);
+  EXPECT_NEAR(fit->model.kernel_fixed_s, 6e-6, 0.2e-6);
+  EXPECT_NEAR(fit->model.matrix_overlap, 0.9, 0.03);
+  EXPECT_LT(fit->base.median_abs_error, 0.005);
 }
 
 // The H200 is fitted, not given the H100's constants.

@@ -1,16 +1,17 @@
 // L2 residency (engine/l2.h) and how the timing function charges the bytes
 // the L2 serves (engine/timing.h). Expected values are worked out by hand in
 // the comments.
+#include "engine/l2.h"
+
 #include <string>
 #include <vector>
 
 #include "engine/analysis.h"
 #include "engine/counter_registry.h"
 #include "engine/hardware.h"
-#include "engine/l2.h"
 #include "engine/timing.h"
-#include "graph/graph.h"
 #include "gmock/gmock.h"
+#include "graph/graph.h"
 #include "gtest/gtest.h"
 #include "zoo/hardware_catalog.h"
 
@@ -123,8 +124,7 @@ class ChainTest : public ::testing::Test {
   }
 
   std::vector<double> Shares(double l2_bytes) {
-    AssignL2Residency(g_, TensorPricer(), l2_bytes, false, layers_,
-                      &kernels_);
+    AssignL2Residency(g_, TensorPricer(), l2_bytes, false, layers_, &kernels_);
     std::vector<double> out;
     for (const KernelResult& k : kernels_) {
       out.push_back(k.work.l2_activation_share);

@@ -22,11 +22,15 @@ built=$(date +%s)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:strict_string_checks=1:check_initialization_order=1:detect_stack_use_after_return=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
-# accuracy_table is left to the Release run: it is a numeric gate over 98
-# published rows (about 40 s in Release, several minutes here) whose code
-# paths the CLI, serve and parallel tests already run under the sanitizers.
+# Two numeric gates are left to the Release run: accuracy_table (106
+# published rows, about 35 s in Release, several minutes here), whose code
+# paths the CLI, serve and parallel tests already run under the sanitizers,
+# and the fit of the committed kernel table with leave-one-out (6 s in
+# Release, 174 s here), whose optimizer KernelFitTest.FitRecoversPlanted-
+# Constants runs here on 12 rows.
+skip='^(accuracy_table|KernelFitTest.CommittedConstantsAreTheFitAndPredictUnseenKernels)$'
 (cd "$SANITIZE_BUILD" &&
-  ctest --output-on-failure -j "$JOBS" --timeout 1200 -E '^accuracy_table$') ||
+  ctest --output-on-failure -j "$JOBS" --timeout 1200 -E "$skip") ||
   status=$?
 done_at=$(date +%s)
 echo "sanitize.sh: build $((built - start)) s, tests $((done_at - built)) s," \
