@@ -53,6 +53,13 @@ struct Residency {
   }
 };
 
+// Adds `t` to `seen`; false when it was there.
+bool FirstTime(int t, std::vector<int>* seen) {
+  if (std::find(seen->begin(), seen->end(), t) != seen->end()) return false;
+  seen->push_back(t);
+  return true;
+}
+
 }  // namespace
 
 bool WeightsStayInL2(double weight_bytes, double peak_activation_bytes,
@@ -89,33 +96,39 @@ void AssignL2Residency(const graph::Graph& graph, const TensorPricer& pricer,
                                                graph.outputs().end());
 
   std::vector<int> readers;
+  std::vector<int> order;  // a kernel's member nodes in launch order
+  std::vector<int> read;
+  std::vector<int> written;
   for (size_t c = 0; c < kernels->size(); ++c) {
     KernelResult& kernel = (*kernels)[c];
     kernel.work.l2_activation_share = 0;
     kernel.work.l2_weights = weights_resident && kernel.work.weight_bytes > 0;
-    std::vector<int> order;  // member nodes in launch order
+    order.clear();
     for (int li : kernel.layers) {
       if (layers[li].node >= 0) order.push_back(layers[li].node);
     }
     if (order.empty()) continue;  // a collective
-    const absl::flat_hash_set<int> members(order.begin(), order.end());
+    // A kernel holds a handful of nodes: linear searches, no hash sets.
+    auto member = [&](int node) {
+      return std::find(order.begin(), order.end(), node) != order.end();
+    };
     const int self = static_cast<int>(c);
     double total = 0;
     double served = 0;
-    absl::flat_hash_set<int> read;
-    absl::flat_hash_set<int> written;
+    read.clear();
+    written.clear();
     for (int n : order) {
       for (int t : graph.node(n).inputs) {
         if (t < 0 || graph.IsWeight(graph.tensor(t))) continue;
         const int producer = graph.tensor(t).producer;
-        if (producer >= 0 && members.contains(producer)) continue;
-        if (!read.insert(t).second) continue;
+        if (producer >= 0 && member(producer)) continue;
+        if (!FirstTime(t, &read)) continue;
         const double bytes = pricer.TensorBytes(graph, graph.tensor(t));
         total += bytes;
         if (r.StillInL2(r.WriterKernel(t), self, bytes)) served += bytes;
       }
       for (int t : graph.node(n).outputs) {
-        if (t < 0 || !written.insert(t).second) continue;
+        if (t < 0 || !FirstTime(t, &written)) continue;
         readers.clear();
         r.ReaderKernels(t, &readers);
         const bool external = graph_outputs.contains(t) ||
