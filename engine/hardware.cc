@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -409,22 +410,16 @@ absl::StatusOr<Hardware> ParseHardwareJson(std::string_view json,
   if (!cap.ok()) return cap.status();
   hw.memory_capacity_bytes = *cap;
 
-  if (auto it = j.find("tdp_w"); it != j.end()) {
-    absl::StatusOr<double> v = NumberValue(*it, origin, "tdp_w", false);
+  // Optional non-negative numbers (tdp_w > 0 when given).
+  for (const auto& [field, out, allow_zero] :
+       {std::tuple<const char*, double*, bool>{"tdp_w", &hw.tdp_w, false},
+        {"dispatch_tax_s", &hw.dispatch_tax_s, true},
+        {"l2_cache_bytes", &hw.l2_cache_bytes, true}}) {
+    auto it = j.find(field);
+    if (it == j.end()) continue;
+    absl::StatusOr<double> v = NumberValue(*it, origin, field, allow_zero);
     if (!v.ok()) return v.status();
-    hw.tdp_w = *v;
-  }
-  if (auto it = j.find("dispatch_tax_s"); it != j.end()) {
-    absl::StatusOr<double> v =
-        NumberValue(*it, origin, "dispatch_tax_s", /*allow_zero=*/true);
-    if (!v.ok()) return v.status();
-    hw.dispatch_tax_s = *v;
-  }
-  if (auto it = j.find("l2_cache_bytes"); it != j.end()) {
-    absl::StatusOr<double> v =
-        NumberValue(*it, origin, "l2_cache_bytes", /*allow_zero=*/true);
-    if (!v.ok()) return v.status();
-    hw.l2_cache_bytes = *v;
+    *out = *v;
   }
   if (auto it = j.find("l2_partitions"); it != j.end()) {
     absl::StatusOr<double> v =

@@ -7,6 +7,7 @@
 #include "engine/analysis.h"
 #include "engine/counter_registry.h"
 #include "engine/hardware.h"
+#include "engine/timing.h"
 #include "graph/graph.h"
 
 namespace ridgeline::engine::testing {
@@ -91,6 +92,26 @@ inline graph::Graph ToyGraph() {
   g.MarkOutput(y);
   (void)g.Finalize();
   return g;
+}
+
+// A size-aware pricing with round numbers: peak 1e12 FLOP/s, 1e11 B/s,
+// matrix and memory efficiency 0.5, 1 us fixed per matrix kernel, 2 us per
+// memory kernel, full overlap, no SM count.
+inline Pricing RoundPricing() {
+  Pricing p;
+  p.runtime.size_aware = true;
+  p.runtime.cuda_graphs = true;
+  p.runtime.kernel_gap_s = 1e-6;
+  p.model.matrix_efficiency = 0.5;
+  p.model.memory_efficiency = 0.5;
+  p.model.kernel_fixed_s = 1e-6;
+  p.model.memory_kernel_fixed_s = 2e-6;
+  p.model.matrix_overlap = 1.0;
+  p.model.compute_units = 0;
+  p.peak_flops_per_s = 1e12;
+  p.vector_flops_per_s = 1e11;
+  p.memory_bandwidth_bytes_per_s = 1e11;
+  return p;
 }
 
 }  // namespace ridgeline::engine::testing

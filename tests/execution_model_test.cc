@@ -23,6 +23,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/engine_test_util.h"
 #include "tools/analyze/run.h"
 #include "zoo/hardware_catalog.h"
 #include "zoo/runtime_catalog.h"
@@ -31,6 +32,7 @@ namespace ridgeline::engine {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::RoundPricing;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -47,26 +49,6 @@ nlohmann::json RunJson(std::vector<std::string> args) {
   const int rc = tools::analyze::AnalyzeMain(args, out, err);
   EXPECT_EQ(rc, 0) << err.str();
   return rc == 0 ? nlohmann::json::parse(out.str()) : nlohmann::json();
-}
-
-// A size-aware pricing with round numbers: peak 1e12 FLOP/s, 1e11 B/s,
-// matrix and memory efficiency 0.5, 1 us fixed per matrix kernel, 2 us per
-// memory kernel, full overlap, no SM count.
-Pricing RoundPricing() {
-  Pricing p;
-  p.runtime.size_aware = true;
-  p.runtime.cuda_graphs = true;
-  p.runtime.kernel_gap_s = 1e-6;
-  p.model.matrix_efficiency = 0.5;
-  p.model.memory_efficiency = 0.5;
-  p.model.kernel_fixed_s = 1e-6;
-  p.model.memory_kernel_fixed_s = 2e-6;
-  p.model.matrix_overlap = 1.0;
-  p.model.compute_units = 0;
-  p.peak_flops_per_s = 1e12;
-  p.vector_flops_per_s = 1e11;
-  p.memory_bandwidth_bytes_per_s = 1e11;
-  return p;
 }
 
 TEST(TimeKernel, FlatIsMlsysimsFormula) {

@@ -13,34 +13,21 @@
 #include "gmock/gmock.h"
 #include "graph/graph.h"
 #include "gtest/gtest.h"
+#include "tests/engine_test_util.h"
 #include "zoo/hardware_catalog.h"
 
 namespace ridgeline::engine {
 namespace {
 
 using ::testing::HasSubstr;
-
-// 1e11 B/s at memory efficiency 0.5, 2 us per memory kernel, 1 us gap.
-Pricing MemoryPricing() {
-  Pricing p;
-  p.runtime.size_aware = true;
-  p.runtime.cuda_graphs = true;
-  p.runtime.kernel_gap_s = 1e-6;
-  p.model.memory_efficiency = 0.5;
-  p.model.memory_kernel_fixed_s = 2e-6;
-  p.model.kernel_fixed_s = 1e-6;
-  p.model.matrix_efficiency = 0.5;
-  p.model.matrix_overlap = 1.0;
-  p.peak_flops_per_s = 1e12;
-  p.vector_flops_per_s = 1e11;
-  p.memory_bandwidth_bytes_per_s = 1e11;
-  return p;
-}
+using testing::RoundPricing;
 
 TEST(L2Timing, ServedBytesMoveAtTheL2Factor) {
+  // RoundPricing: 1e11 B/s at memory efficiency 0.5, 2 us per memory
+  // kernel, 1 us gap.
   // 1e6 B at 5e10 B/s = 20 us from DRAM. Half from the L2: 10 us + 10 us /
   // 2.5 = 14 us; all from the L2: 8 us. Plus 2 us fixed and 1 us gap.
-  const Pricing p = MemoryPricing();
+  const Pricing p = RoundPricing();
   KernelWork w;
   w.kind = KernelClass::kElementwise;
   w.bytes = 1e6;
@@ -57,7 +44,7 @@ TEST(L2Timing, WeightsAndActivationsAreSplitApart) {
   // A GEMV: 1e6 B of which 8e5 weights. Activations (2e5 B) all from the
   // L2: 2e5 / (5e10 * 2.5) = 1.6 us; weights from DRAM: 8e5 / 5e10 = 16 us;
   // 17.6 us. With the weights resident too: 1e6 / 1.25e11 = 8 us.
-  const Pricing p = MemoryPricing();
+  const Pricing p = RoundPricing();
   KernelWork w;
   w.kind = KernelClass::kMatrix;
   w.matrix_flops = 2e3;
