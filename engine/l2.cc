@@ -13,7 +13,6 @@ constexpr int kMaxViewDepth = 16;
 
 struct Residency {
   const graph::Graph& graph;
-  const std::vector<LayerResult>& layers;
   std::vector<int> kernel_of_node;  // -1: no kernel
   std::vector<bool> view_node;      // no kernel, not host: an alias
   std::vector<double> before;       // bytes of the kernels before kernel i
@@ -75,7 +74,6 @@ void AssignL2Residency(const graph::Graph& graph, const TensorPricer& pricer,
   if (!(l2_bytes > 0)) return;
   const size_t nodes = graph.nodes().size();
   Residency r{graph,
-              layers,
               std::vector<int>(nodes, -1),
               std::vector<bool>(nodes, false),
               {},
