@@ -220,6 +220,11 @@ Items AssumptionItems(const Analysis& a) {
                 ? "stay in it across inferences (weights + peak activations "
                   "fit)"
                 : "come from DRAM"));
+  } else if (a.pricing.runtime.size_aware) {
+    items.emplace_back("L2 cache",
+                       fmt::format("not modelled: {} gives no l2_cache_bytes, "
+                                   "so every byte comes from DRAM",
+                                   hw.key));
   }
   std::string ce =
       fmt::format("{:g} of peak (--efficiency)", as.compute_efficiency);
