@@ -8,7 +8,8 @@
 namespace ridgeline::engine {
 namespace {
 
-// How deep a chain of views is followed (Reshape of a Transpose of ...).
+// How deep a chain of views is followed back to its writer (Reshape of a
+// Transpose of ...).
 constexpr int kMaxViewDepth = 16;
 
 struct Residency {
@@ -30,15 +31,25 @@ struct Residency {
     return node.inputs.empty() ? -1 : WriterKernel(node.inputs[0], depth + 1);
   }
 
-  // Adds the kernels reading `t` (through views) to `out`.
-  void ReaderKernels(int t, std::vector<int>* out, int depth = 0) const {
-    if (depth > kMaxViewDepth) return;
-    for (int consumer : graph.tensor(t).consumers) {
-      if (kernel_of_node[consumer] >= 0) {
-        out->push_back(kernel_of_node[consumer]);
-      } else if (view_node[consumer]) {
-        for (int o : graph.node(consumer).outputs) {
-          if (o >= 0) ReaderKernels(o, out, depth + 1);
+  // The kernels reading `t` (through views, each tensor visited once) into
+  // `out`; `stack` and `seen` are scratch space.
+  void ReaderKernels(int t, std::vector<int>* out, std::vector<int>* stack,
+                     std::vector<int>* seen) const {
+    out->clear();
+    stack->assign(1, t);
+    seen->clear();
+    while (!stack->empty()) {
+      const int x = stack->back();
+      stack->pop_back();
+      if (std::find(seen->begin(), seen->end(), x) != seen->end()) continue;
+      seen->push_back(x);
+      for (int consumer : graph.tensor(x).consumers) {
+        if (kernel_of_node[consumer] >= 0) {
+          out->push_back(kernel_of_node[consumer]);
+        } else if (view_node[consumer]) {
+          for (int o : graph.node(consumer).outputs) {
+            if (o >= 0) stack->push_back(o);
+          }
         }
       }
     }
@@ -94,6 +105,8 @@ void AssignL2Residency(const graph::Graph& graph, const TensorPricer& pricer,
                                                graph.outputs().end());
 
   std::vector<int> readers;
+  std::vector<int> stack;
+  std::vector<int> visited;
   std::vector<int> order;  // a kernel's member nodes in launch order
   std::vector<int> read;
   std::vector<int> written;
@@ -127,8 +140,7 @@ void AssignL2Residency(const graph::Graph& graph, const TensorPricer& pricer,
       }
       for (int t : graph.node(n).outputs) {
         if (t < 0 || !FirstTime(t, &written)) continue;
-        readers.clear();
-        r.ReaderKernels(t, &readers);
+        r.ReaderKernels(t, &readers, &stack, &visited);
         const bool external = graph_outputs.contains(t) ||
                               std::any_of(readers.begin(), readers.end(),
                                           [&](int k) { return k != self; });

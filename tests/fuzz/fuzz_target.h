@@ -40,6 +40,10 @@ inline const engine::Hardware& FuzzHardware() {
     h->memory_capacity_bytes = 80e9;
     h->tdp_w = 700;
     h->dispatch_tax_s = 5e-6;
+    // An L2, so that the default (size-aware) runtime runs the L2 residency
+    // pass (engine/l2.h) on every fuzzed graph.
+    h->l2_cache_bytes = 50.0 * 1024 * 1024;
+    h->l2_partitions = 2;
     h->source = "built in code by tests/fuzz/fuzz_target.h";
     return h;
   }();
