@@ -649,8 +649,8 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
   }
   summary.per_inference_s = a.dispatch_tax_s;
   summary.peak_activation_bytes = PeakActivationBytes(graph, *pricer, is_view);
-  if (runtime.size_aware && hardware.UsableL2Bytes() > 0) {
-    a.l2_cache_bytes = hardware.UsableL2Bytes();
+  a.l2_cache_bytes = ModelledL2Bytes(runtime, hardware);
+  if (a.l2_cache_bytes > 0) {
     a.l2_weights_resident = WeightsStayInL2(
         summary.weight_bytes, summary.peak_activation_bytes, a.l2_cache_bytes);
     AssignL2Residency(graph, *pricer, a.l2_cache_bytes, a.l2_weights_resident,

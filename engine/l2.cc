@@ -72,6 +72,10 @@ bool FirstTime(int t, std::vector<int>* seen) {
 
 }  // namespace
 
+double ModelledL2Bytes(const Runtime& runtime, const Hardware& hardware) {
+  return runtime.size_aware ? hardware.UsableL2Bytes() : 0;
+}
+
 bool WeightsStayInL2(double weight_bytes, double peak_activation_bytes,
                      double l2_bytes) {
   return l2_bytes > 0 && weight_bytes > 0 &&

@@ -1,11 +1,12 @@
 // Which bytes of each kernel a GPU's L2 cache serves instead of DRAM.
 //
-//   if (runtime.size_aware && hardware.l2_cache_bytes > 0)
-//     AssignL2Residency(graph, pricer, hardware.l2_cache_bytes,
-//                       weights_fit, layers, &kernels);
+//   const double l2 = ModelledL2Bytes(runtime, hardware);
+//   if (l2 > 0)
+//     AssignL2Residency(graph, pricer, l2, weights_fit, layers, &kernels);
 //
 // The L2 is taken as a least-recently-used cache of `l2_bytes`: a tensor is
-// still in it when fewer bytes than that were touched since it was written.
+// still in it when no more bytes than that were touched since it was
+// written.
 // The bytes touched are counted as the tensor itself plus every byte of the
 // kernels launched between its writer and its reader (an upper bound on the
 // distinct bytes: a runtime's reused activation buffers are counted again,
@@ -29,9 +30,16 @@
 
 #include "engine/analysis.h"
 #include "engine/counter_registry.h"
+#include "engine/hardware.h"
+#include "engine/runtime.h"
 #include "graph/graph.h"
 
 namespace ridgeline::engine {
+
+// The L2 bytes the kernels of `runtime` on `hardware` are priced with:
+// Hardware::UsableL2Bytes for a size-aware runtime, 0 (no L2 term) for a
+// flat one.
+double ModelledL2Bytes(const Runtime& runtime, const Hardware& hardware);
 
 // True when a loop of inferences keeps the weights in an L2 of `l2_bytes`.
 bool WeightsStayInL2(double weight_bytes, double peak_activation_bytes,

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "engine/l2.h"
 #include "engine/report/text_table.h"
 #include "engine/report/units.h"
 #include "fmt/format.h"
@@ -593,9 +594,8 @@ absl::StatusOr<SweepResult> SweepHardware(const Analysis& base,
   for (const Hardware& hw : devices) {
     // The kernels' L2 residency is the base device's: another L2 size needs
     // its own analysis.
-    const double l2 =
-        base.pricing.runtime.size_aware ? hw.UsableL2Bytes() : 0.0;
-    if (reprice && l2 == base.assumptions.l2_cache_bytes) {
+    if (reprice && ModelledL2Bytes(base.pricing.runtime, hw) ==
+                       base.assumptions.l2_cache_bytes) {
       absl::StatusOr<double> peak = hw.PeakFlops(options.precision);
       if (!peak.ok()) {
         return absl::InvalidArgumentError(
