@@ -221,6 +221,98 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
   return absl::OkStatus();
 }
 
+// A list of positive finite numbers, strictly ascending when `ascending`.
+absl::StatusOr<std::vector<double>> NumberList(const Json& v,
+                                               std::string_view origin,
+                                               std::string_view field,
+                                               bool ascending) {
+  if (!v.is_array() || v.empty()) {
+    return FieldError(origin, field, "must be a non-empty list of numbers");
+  }
+  std::vector<double> out;
+  for (const Json& x : v) {
+    absl::StatusOr<double> n =
+        NumberValue(x, origin, field, /*allow_zero=*/false);
+    if (!n.ok()) return n.status();
+    if (ascending && !out.empty() && !(*n > out.back())) {
+      return FieldError(origin, field, "must be strictly ascending");
+    }
+    out.push_back(*n);
+  }
+  return out;
+}
+
+// interconnect.measured_all_reduce: {"source": "...", "tables": [{"gpus": n,
+// "bytes": [...], "seconds": [...]}, ...]}.
+absl::Status ParseMeasuredAllReduce(const Json& v, std::string_view origin,
+                                    Interconnect* out) {
+  constexpr std::string_view kField = "interconnect.measured_all_reduce";
+  if (!v.is_object()) return FieldError(origin, kField, "must be an object");
+  for (const auto& [name, value] : v.items()) {
+    if (name != "source" && name != "tables") {
+      return FieldError(origin, fmt::format("{}.{}", kField, name),
+                        "unknown field (known: source, tables)");
+    }
+  }
+  auto source = v.find("source");
+  if (source == v.end() || !source->is_string() ||
+      source->get<std::string>().empty()) {
+    return FieldError(origin, fmt::format("{}.source", kField),
+                      "missing (measured times need a source)");
+  }
+  out->measured_all_reduce_source = source->get<std::string>();
+  auto tables = v.find("tables");
+  if (tables == v.end() || !tables->is_array() || tables->empty()) {
+    return FieldError(origin, fmt::format("{}.tables", kField),
+                      "must be a non-empty list");
+  }
+  for (size_t i = 0; i < tables->size(); ++i) {
+    const Json& t = (*tables)[i];
+    const std::string field = fmt::format("{}.tables[{}]", kField, i);
+    if (!t.is_object()) return FieldError(origin, field, "must be an object");
+    for (const auto& [name, value] : t.items()) {
+      if (name != "gpus" && name != "bytes" && name != "seconds") {
+        return FieldError(origin, fmt::format("{}.{}", field, name),
+                          "unknown field (known: gpus, bytes, seconds)");
+      }
+    }
+    MeasuredAllReduce m;
+    auto gpus = t.find("gpus");
+    if (gpus == t.end()) return FieldError(origin, field + ".gpus", "missing");
+    absl::StatusOr<double> g =
+        NumberValue(*gpus, origin, field + ".gpus", /*allow_zero=*/false);
+    if (!g.ok()) return g.status();
+    absl::StatusOr<int64_t> whole =
+        WholeNumberField(*g, 2, 1000000, origin, field + ".gpus", "GPUs");
+    if (!whole.ok()) return whole.status();
+    m.gpus = static_cast<int>(*whole);
+    if (out->MeasuredFor(m.gpus) != nullptr) {
+      return FieldError(origin, field + ".gpus",
+                        fmt::format("{} GPUs listed twice", m.gpus));
+    }
+    auto bytes = t.find("bytes");
+    auto seconds = t.find("seconds");
+    if (bytes == t.end() || seconds == t.end()) {
+      return FieldError(origin, field, "needs both 'bytes' and 'seconds'");
+    }
+    absl::StatusOr<std::vector<double>> b =
+        NumberList(*bytes, origin, field + ".bytes", /*ascending=*/true);
+    if (!b.ok()) return b.status();
+    absl::StatusOr<std::vector<double>> s =
+        NumberList(*seconds, origin, field + ".seconds", /*ascending=*/false);
+    if (!s.ok()) return s.status();
+    if (b->size() != s->size()) {
+      return FieldError(
+          origin, field,
+          fmt::format("lists {} sizes but {} times", b->size(), s->size()));
+    }
+    m.bytes = *std::move(b);
+    m.seconds = *std::move(s);
+    out->measured_all_reduce.push_back(std::move(m));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseInterconnect(const Json& j, std::string_view origin,
                                Interconnect* out) {
   auto it = j.find("interconnect");
@@ -250,6 +342,13 @@ absl::Status ParseInterconnect(const Json& j, std::string_view origin,
   };
   for (const auto& [name, value] : it->items()) {
     const std::string field = fmt::format("interconnect.{}", name);
+    if (name == "measured_all_reduce") {
+      if (absl::Status s = ParseMeasuredAllReduce(value, origin, out);
+          !s.ok()) {
+        return s;
+      }
+      continue;
+    }
     bool done = false;
     for (const auto& [key, target] : strings) {
       if (name != key) continue;
@@ -272,13 +371,22 @@ absl::Status ParseInterconnect(const Json& j, std::string_view origin,
           "intra_node_bandwidth_bytes_per_s, gpus_per_node, "
           "intra_node_latency_s, inter_node, "
           "inter_node_bandwidth_bytes_per_s, inter_node_latency_s, "
-          "collective_launch_s, source)");
+          "collective_launch_s, measured_all_reduce, source)");
     }
   }
   absl::StatusOr<int64_t> whole_gpus = WholeNumberField(
       gpus, 1, 1000000, origin, "interconnect.gpus_per_node", "GPUs");
   if (!whole_gpus.ok()) return whole_gpus.status();
   out->gpus_per_node = static_cast<int>(*whole_gpus);
+  for (const MeasuredAllReduce& m : out->measured_all_reduce) {
+    if (m.gpus > out->gpus_per_node) {
+      return FieldError(
+          origin, "interconnect.measured_all_reduce",
+          fmt::format("a table for {} GPUs, more than the {} GPUs of a node "
+                      "(the tables are of one node)",
+                      m.gpus, out->gpus_per_node));
+    }
+  }
   if (!(out->intra_node_bandwidth_bytes_per_s > 0) &&
       !(out->inter_node_bandwidth_bytes_per_s > 0)) {
     return FieldError(origin, "interconnect",
@@ -328,6 +436,13 @@ KernelModel KernelModel::ForPrecision(std::string_view peak_precision) const {
     m.wave_quantization = *it->second.wave_quantization;
   }
   return m;
+}
+
+const MeasuredAllReduce* Interconnect::MeasuredFor(int gpus) const {
+  for (const MeasuredAllReduce& m : measured_all_reduce) {
+    if (m.gpus == gpus) return &m;
+  }
+  return nullptr;
 }
 
 absl::StatusOr<double> Hardware::PeakFlops(std::string_view precision) const {

@@ -70,6 +70,15 @@ struct KernelModel {
   }
 };
 
+// Measured times of an all-reduce on `gpus` GPUs of one node at ascending
+// message sizes (NCCL's, as nccl-tests and aiconfigurator time it): the
+// message is the tensor each GPU holds before and after, bytes.
+struct MeasuredAllReduce {
+  int gpus = 0;
+  std::vector<double> bytes;    // strictly ascending, > 0
+  std::vector<double> seconds;  // one per size, > 0
+};
+
 // How GPUs of this device talk to each other (zoo/hardware "interconnect";
 // engine/parallel/collectives.h times collectives with it). Bandwidths are
 // per GPU and per direction. A device without the object has none: sharding
@@ -86,6 +95,12 @@ struct Interconnect {
   // Once per collective (launch and setup of the communication kernel).
   double collective_launch_s = 0;
   std::string source;
+  // Measured all-reduce curves inside a node ("measured_all_reduce"); size-
+  // aware runtimes time an all-reduce on a measured GPU count with them
+  // (engine/parallel/collectives.h). Empty: the formula alone.
+  std::vector<MeasuredAllReduce> measured_all_reduce;
+  std::string measured_all_reduce_source;
+  const MeasuredAllReduce* MeasuredFor(int gpus) const;
   bool present() const { return intra_node_bandwidth_bytes_per_s > 0; }
   bool has_network() const { return inter_node_bandwidth_bytes_per_s > 0; }
 };

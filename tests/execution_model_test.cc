@@ -204,6 +204,32 @@ TEST(TimeKernel, TensorRtWeightOnlyGemvOnA100) {
   EXPECT_NEAR(t.latency_s, 51.36e-6, 0.01e-6);
 }
 
+// A collective kernel on the A100 (8 GPUs, 2 MiB all-reduce): size-aware
+// runtimes time it from the hardware file's measured NCCL table (1048576
+// fp16 elements on 8 GPUs: 53.7 us, aiconfigurator NCCL 2.27.3); the flat
+// mlsysim profile keeps the ring formula, 5 us launch + 14 x 1 us +
+// 2 x 7/8 x 2097152 B / 300e9 B/s = 31.233 us.
+TEST(TimeKernel, CollectivesUseMeasuredTablesOnlyForSizeAwareRuntimes) {
+  absl::StatusOr<std::vector<Hardware>> catalog = zoo::HardwareCatalog();
+  ASSERT_TRUE(catalog.ok());
+  absl::StatusOr<std::vector<Runtime>> runtimes = zoo::RuntimeCatalog();
+  ASSERT_TRUE(runtimes.ok());
+  const Hardware a100 = *FindHardware(*catalog, "a100");
+  KernelWork w;
+  w.kind = KernelClass::kCollective;
+  w.collective.op = CollectiveOp::kAllReduce;
+  w.collective.message_bytes = 2097152;
+  w.collective.gpus = 8;
+  const Pricing trt = MakePricing(a100, *FindRuntime(*runtimes, "tensorrt"),
+                                  "bf16", *a100.PeakFlops("bf16"), 2, {});
+  EXPECT_FALSE(trt.interconnect.measured_all_reduce.empty());
+  EXPECT_NEAR(TimeKernel(w, trt).latency_s, 53.7e-6, 0.05e-6);
+  const Pricing flat = MakePricing(a100, *FindRuntime(*runtimes, "mlsysim"),
+                                   "bf16", *a100.PeakFlops("bf16"), 2, {});
+  EXPECT_TRUE(flat.interconnect.measured_all_reduce.empty());
+  EXPECT_NEAR(TimeKernel(w, flat).latency_s, 31.233e-6, 0.001e-6);
+}
+
 TEST(TileWave, GemvSplitsKAcrossTheDevice) {
   // m = 1 -> 16-row tile: q_tile = 1 * 4096 / (16 * 4096) = 1/16; 32 column
   // tiles < 108 SMs -> split K 3 ways (108 / 32 = 3.4; K / 256 = 16):

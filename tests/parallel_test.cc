@@ -121,10 +121,13 @@ TEST(Collectives, Errors) {
 // (ai-dynamo/aiconfigurator @4fabb773, NCCL 2.27/2.29), as restated in
 // shared/reference/anchors_2026.md 3.2. Sizes are binary (8 KiB, 2 MiB,
 // 128 MiB, 512 MiB): the table's bus bandwidths (0.9, 95, 406, 445 GB/s)
-// follow from them. Predicted with zoo/hardware/h100-sxm.json.
+// follow from them. Predicted by the ring formula alone with
+// zoo/hardware/h100-sxm.json's link constants (its measured tables taken
+// out): what a flat runtime and a device without tables get.
 TEST(Collectives, AgainstNcclMeasurementsOnH100) {
   absl::StatusOr<engine::Hardware> hw = testing::SourceHardware("h100-sxm");
   ASSERT_TRUE(hw.ok()) << hw.status();
+  hw->interconnect.measured_all_reduce.clear();
   struct Row {
     int gpus;
     double bytes;
@@ -150,6 +153,88 @@ TEST(Collectives, AgainstNcclMeasurementsOnH100) {
         "measured %.1f us, error %+.1f%%\n",
         r.gpus, r.bytes, t->total_s * 1e6, r.measured_s * 1e6, 100 * error);
     EXPECT_LE(std::abs(error), r.max_error) << r.gpus << " GPUs " << r.bytes;
+  }
+}
+
+// A measured all-reduce table (engine/parallel/collectives.h): sizes 1000,
+// 4000, 16000 B in 10, 20, 80 us on 8 GPUs, interpolated in log-log.
+TEST(Collectives, MeasuredAllReduceByHand) {
+  Interconnect ic = Node8();
+  ic.measured_all_reduce.push_back({.gpus = 8,
+                                    .bytes = {1000, 4000, 16000},
+                                    .seconds = {10e-6, 20e-6, 80e-6}});
+  auto time = [&](CollectiveOp op, double bytes, int gpus,
+                  const std::optional<engine::CustomAllReduce>& custom =
+                      std::nullopt) {
+    absl::StatusOr<engine::CollectiveTime> t =
+        engine::TimeCollective({op, bytes, gpus, false}, ic, custom);
+    EXPECT_TRUE(t.ok()) << t.status();
+    return t.ok() ? *t : engine::CollectiveTime{};
+  };
+  // Below and at the smallest size: its 10 us, all of it latency.
+  engine::CollectiveTime t = time(CollectiveOp::kAllReduce, 500, 8);
+  EXPECT_NEAR(t.total_s, 10e-6, 1e-15);
+  EXPECT_NEAR(t.latency_s, 10e-6, 1e-15);
+  EXPECT_EQ(t.bandwidth_s, 0);
+  EXPECT_TRUE(t.measured);
+  EXPECT_NEAR(time(CollectiveOp::kAllReduce, 1000, 8).total_s, 10e-6, 1e-15);
+  // 2000 B is halfway from 1000 to 4000 in log(bytes): 10 x 2^0.5 us =
+  // 14.142136 us; 4.142136 us of it bandwidth time.
+  t = time(CollectiveOp::kAllReduce, 2000, 8);
+  EXPECT_NEAR(t.total_s, 14.142136e-6, 1e-12);
+  EXPECT_NEAR(t.bandwidth_s, 4.142136e-6, 1e-12);
+  // 8000 B: halfway from 4000 to 16000: 20 x 4^0.5 = 40 us.
+  EXPECT_NEAR(time(CollectiveOp::kAllReduce, 8000, 8).total_s, 40e-6, 1e-12);
+  // Above the largest: 80 us + 4000 B x (60 us / 12000 B) = 100 us.
+  EXPECT_NEAR(time(CollectiveOp::kAllReduce, 20000, 8).total_s, 100e-6, 1e-12);
+  // Bus bandwidth of that: 20000 x 2 x 7/8 / 100e-6 = 350 MB/s.
+  EXPECT_NEAR(
+      time(CollectiveOp::kAllReduce, 20000, 8).bus_bandwidth_bytes_per_s, 350e6,
+      1e-3);
+  // A GPU count without a table, another collective, and across nodes: the
+  // ring formula. 4 GPUs, 2000 B: 5 + 6 x 1 us + 1.5 x 2000 / 450e9 s =
+  // 11.006667 us.
+  t = time(CollectiveOp::kAllReduce, 2000, 4);
+  EXPECT_NEAR(t.total_s, 11.006667e-6, 1e-11);
+  EXPECT_FALSE(t.measured);
+  // All-gather of 1e6 B on 8 GPUs: 5 + 7 + 7/8 x 1e6 / 450e9 s = 13.944444 us.
+  EXPECT_NEAR(time(CollectiveOp::kAllGather, 1e6, 8).total_s, 13.944444e-6,
+              1e-11);
+  // 16 GPUs, 8e6 B: the hierarchical ring of HierarchicalAcrossNodes.
+  EXPECT_NEAR(time(CollectiveOp::kAllReduce, 8e6, 16).total_s, 80.111111e-6,
+              1e-11);
+  // A custom all-reduce takes its sizes first: one-shot 2000 B on 8 GPUs =
+  // 3.4 us + 7 x 2000 / 450e9 s = 3.431111 us; above its sizes the table.
+  const engine::CustomAllReduce custom{
+      .one_shot_max_bytes = 4000, .two_shot_max_bytes = 0, .latency_s = 3.4e-6};
+  EXPECT_NEAR(time(CollectiveOp::kAllReduce, 2000, 8, custom).total_s,
+              3.431111e-6, 1e-11);
+  EXPECT_NEAR(time(CollectiveOp::kAllReduce, 8000, 8, custom).total_s, 40e-6,
+              1e-12);
+}
+
+// The measured H100 tables (zoo/hardware/h100-sxm.json, aiconfigurator's NCCL
+// 2.29.2 run) against an independent NCCL measurement beyond their largest
+// size (512 MiB): nccl-tests all_reduce_perf on an 8-GPU Azure ND H100 v5 node
+// (anchors_2026.md 3.2; samuel-bohman/AI-benchmarking-guide @26d18e94): bus
+// bandwidth 466.4 GB/s at 1 GiB, 478.9 GB/s at 8 GiB, i.e. 1073741824 x
+// 2 x 7/8 / 466.4e9 = 4.0289 ms and 8589934592 x 1.75 / 478.9e9 = 31.389 ms.
+// The table's last segment (268 MiB to 512 MiB) extrapolates to 4.15 and
+// 32.7 ms. (At 1 MB the two sources disagree: Azure's bus bandwidth 43.7
+// GB/s is 42 us, the aiconfigurator table's 1 MiB row 25.4 us.)
+TEST(Collectives, MeasuredTablesExtrapolateToAzureNcclTests) {
+  absl::StatusOr<engine::Hardware> hw = testing::SourceHardware("h100-sxm");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  ASSERT_NE(hw->interconnect.MeasuredFor(8), nullptr);
+  const struct {
+    double bytes, measured_s;
+  } rows[] = {{1073741824.0, 4.0289e-3}, {8589934592.0, 31.389e-3}};
+  for (const auto& r : rows) {
+    absl::StatusOr<engine::CollectiveTime> t = engine::TimeCollective(
+        {CollectiveOp::kAllReduce, r.bytes, 8, false}, hw->interconnect);
+    ASSERT_TRUE(t.ok()) << t.status();
+    EXPECT_TRUE(t->measured);
+    EXPECT_NEAR(t->total_s / r.measured_s, 1, 0.06) << r.bytes;
   }
 }
 

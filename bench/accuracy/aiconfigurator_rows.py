@@ -22,10 +22,14 @@ Run (Python 3 standard library + the zstd CLI):
   aiconfigurator_rows.py [--repo GITDIR] [--commit C] weight-only SYSTEM VERSION HW.json
       fit the fixed cost of TRT-LLM's weight-only int8/int4 GEMVs (the tensorrt profile's
       weight_only_kernel_fixed_s) with the device's bandwidth and memory efficiency from HW.json
+  aiconfigurator_rows.py [--repo GITDIR] [--commit C] nccl SYSTEM NCCL_VERSION HW.json
+      write the measured NCCL all-reduce times of SYSTEM (fp16 rows, 2-8 GPUs of one node) into
+      HW.json's interconnect.measured_all_reduce (engine/parallel/collectives.h interpolates them)
 GITDIR defaults to /work/.mirror/ai-dynamo+aiconfigurator/repo, C to HEAD.
 Times in the tables are the `latency` column in milliseconds; rows here give seconds.
 """
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -469,6 +473,47 @@ def weight_only(system, version, hw_file, repo, commit):
     return 0
 
 
+def nccl(system, version, hw_file, repo, commit):
+    """Measured NCCL all-reduce times (nccl_perf.parquet, op all_reduce, fp16) as the hardware
+    file's interconnect.measured_all_reduce: per GPU count, message bytes (the table's
+    message_size is in elements: its fp16 and int8 rows end at the same 512 MiB) and seconds."""
+    import json
+    path = "%s/%s/comm/nccl/%s/nccl_perf.parquet" % (DATA, system, version)
+    data = subprocess.run(["git", "-C", repo, "show", "%s:%s" % (commit, path)],
+                          stdout=subprocess.PIPE, check=True).stdout
+    cols = read_parquet(data)
+    rows = [dict(zip(cols, vals)) for vals in zip(*cols.values())]
+    rows = [r for r in rows if r["op_name"] == "all_reduce" and r["nccl_dtype"] == "half"]
+    tables = []
+    for gpus in sorted({r["num_gpus"] for r in rows}):
+        mine = sorted((r["message_size"] * 2, r["latency"] / 1e3) for r in rows
+                      if r["num_gpus"] == gpus)
+        sizes = [b for b, _ in mine]
+        if len(set(sizes)) != len(sizes):
+            raise ValueError("%s: %d GPUs lists a size twice" % (path, gpus))
+        tables.append({"gpus": gpus, "bytes": sizes,
+                       "seconds": [float("%.6g" % t) for _, t in mine]})
+    versions = sorted({r["version"] for r in rows})
+    devices = sorted({r["device"] for r in rows})
+    with open(hw_file) as f:
+        hw = json.load(f)
+    hw["interconnect"]["measured_all_reduce"] = {
+        "source": "NCCL all-reduce, fp16, measured on %s by NVIDIA aiconfigurator (NCCL %s); %s. "
+                  "Message bytes = the table's message_size (elements) x 2." % (
+                      ", ".join(devices), ", ".join(versions), source(path, repo, commit)),
+        "tables": tables}
+    text = json.dumps(hw, indent=2, ensure_ascii=False) + "\n"
+    # Number arrays on one line each.
+    text = re.sub(r"\[\s*([-0-9.e+,\s]+?)\s*\]",
+                  lambda m: "[" + ", ".join(m.group(1).split()).replace(",,", ",") + "]", text)
+    with open(hw_file, "w") as f:
+        f.write(text)
+    for t in tables:
+        print("%d GPUs: %d sizes, %g-%g bytes" % (t["gpus"], len(t["bytes"]), t["bytes"][0],
+                                                  t["bytes"][-1]))
+    return 0
+
+
 def main(argv):
     repo, commit = REPO, "HEAD"
     while argv and argv[0] in ("--repo", "--commit"):
@@ -488,6 +533,8 @@ def main(argv):
         return emit_grid(argv[1], argv[2], argv[3], argv[4], repo, commit)
     if argv[:1] == ["weight-only"] and len(argv) == 4:
         return weight_only(argv[1], argv[2], argv[3], repo, commit)
+    if argv[:1] == ["nccl"] and len(argv) == 4:
+        return nccl(argv[1], argv[2], argv[3], repo, commit)
     if argv[:1] == ["dump"] and len(argv) >= 4:
         _, rows = table(argv[1], argv[2], argv[3], repo, commit)
         want = dict(a.split("=", 1) for a in argv[4:])

@@ -34,6 +34,28 @@ double FlatTime(CollectiveOp op, double bytes, int n, const Link& link,
 
 }  // namespace
 
+double InterpolateAllReduce(const MeasuredAllReduce& table, double bytes,
+                            double* floor_s) {
+  const std::vector<double>& b = table.bytes;
+  const std::vector<double>& t = table.seconds;
+  if (floor_s != nullptr) *floor_s = t.empty() ? 0 : t.front();
+  if (b.empty() || b.size() != t.size()) return 0;
+  if (bytes <= b.front()) return t.front();
+  const size_t last = b.size() - 1;
+  if (bytes >= b[last]) {
+    const double per_byte =
+        last == 0
+            ? t[0] / b[0]
+            : std::max(0.0, (t[last] - t[last - 1]) / (b[last] - b[last - 1]));
+    return t[last] + (bytes - b[last]) * per_byte;
+  }
+  // First size above `bytes`; b[i - 1] < bytes < b[i] or bytes == b[i - 1].
+  const size_t i = static_cast<size_t>(
+      std::upper_bound(b.begin(), b.end(), bytes) - b.begin());
+  const double x = std::log(bytes / b[i - 1]) / std::log(b[i] / b[i - 1]);
+  return t[i - 1] * std::pow(t[i] / t[i - 1], x);
+}
+
 std::string_view CollectiveOpName(CollectiveOp op) {
   switch (op) {
     case CollectiveOp::kAllReduce:
@@ -105,6 +127,15 @@ absl::StatusOr<CollectiveTime> TimeCollective(
                               : 2 * (n_gpus - 1) / n_gpus;  // two-shot
     t.latency_s = custom->latency_s;
     t.bandwidth_s = factor * m / intra.bandwidth;
+  } else if (const MeasuredAllReduce* measured =
+                 !across && work.op == CollectiveOp::kAllReduce
+                     ? link.MeasuredFor(n)
+                     : nullptr) {
+    double floor_s = 0;
+    const double total = InterpolateAllReduce(*measured, m, &floor_s);
+    t.latency_s = std::min(total, floor_s);
+    t.bandwidth_s = total - t.latency_s;
+    t.measured = true;
   } else if (!across) {
     t.bandwidth_s = FlatTime(work.op, m, n, intra, &t.latency_s);
   } else if (work.op == CollectiveOp::kPointToPoint) {

@@ -285,6 +285,15 @@ std::string LinkText(const Interconnect& ic) {
     out += fmt::format("; across nodes {}: {:.0f} GB/s per GPU", ic.inter_node,
                        ic.inter_node_bandwidth_bytes_per_s / 1e9);
   }
+  if (!ic.measured_all_reduce.empty()) {
+    std::string counts;
+    for (const MeasuredAllReduce& m : ic.measured_all_reduce) {
+      counts += fmt::format("{}{}", counts.empty() ? "" : "/", m.gpus);
+    }
+    out += fmt::format(
+        "; all-reduces on {} GPUs of a node timed from measured NCCL times",
+        counts);
+  }
   return out;
 }
 
@@ -616,7 +625,7 @@ absl::StatusOr<Analysis> ShardAnalysis(const graph::Graph& graph,
   if (!moe.empty()) ps.experts_per_gpu = moe.front().experts / ep;
   ps.microbatches = options.microbatches;
   ps.transformer_layers = attention_blocks;
-  ps.interconnect = LinkText(hw.interconnect);
+  ps.interconnect = LinkText(analysis.pricing.interconnect);
   ps.lm_head = blocks->lm_head < 0 ? "no LM head found"
                : tp <= 1           ? "whole on one GPU"
                : split_lm_head

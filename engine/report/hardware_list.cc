@@ -184,6 +184,15 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw) {
     m["inter_node_latency_s"] = ic.inter_node_latency_s;
     m["collective_launch_s"] = ic.collective_launch_s;
     m["source"] = ic.source;
+    if (!ic.measured_all_reduce.empty()) {
+      nlohmann::ordered_json tables = nlohmann::ordered_json::array();
+      for (const MeasuredAllReduce& t : ic.measured_all_reduce) {
+        tables.push_back(
+            {{"gpus", t.gpus}, {"bytes", t.bytes}, {"seconds", t.seconds}});
+      }
+      m["measured_all_reduce"] = {{"source", ic.measured_all_reduce_source},
+                                  {"tables", tables}};
+    }
     j["interconnect"] = m;
   }
   return j;
