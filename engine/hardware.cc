@@ -242,11 +242,14 @@ absl::StatusOr<std::vector<double>> NumberList(const Json& v,
   return out;
 }
 
-// interconnect.measured_all_reduce: {"source": "...", "tables": [{"gpus": n,
-// "bytes": [...], "seconds": [...]}, ...]}.
-absl::Status ParseMeasuredAllReduce(const Json& v, std::string_view origin,
-                                    Interconnect* out) {
-  constexpr std::string_view kField = "interconnect.measured_all_reduce";
+constexpr std::string_view kMeasuredOps[] = {"all_reduce", "all_gather",
+                                             "reduce_scatter", "all_to_all"};
+
+// interconnect.measured_collectives: {"source": "...", "tables": [{"op":
+// "all_reduce", "gpus": n, "bytes": [...], "seconds": [...]}, ...]}.
+absl::Status ParseMeasuredCollectives(const Json& v, std::string_view origin,
+                                      Interconnect* out) {
+  constexpr std::string_view kField = "interconnect.measured_collectives";
   if (!v.is_object()) return FieldError(origin, kField, "must be an object");
   for (const auto& [name, value] : v.items()) {
     if (name != "source" && name != "tables") {
@@ -260,7 +263,7 @@ absl::Status ParseMeasuredAllReduce(const Json& v, std::string_view origin,
     return FieldError(origin, fmt::format("{}.source", kField),
                       "missing (measured times need a source)");
   }
-  out->measured_all_reduce_source = source->get<std::string>();
+  out->measured_collectives_source = source->get<std::string>();
   auto tables = v.find("tables");
   if (tables == v.end() || !tables->is_array() || tables->empty()) {
     return FieldError(origin, fmt::format("{}.tables", kField),
@@ -271,12 +274,22 @@ absl::Status ParseMeasuredAllReduce(const Json& v, std::string_view origin,
     const std::string field = fmt::format("{}.tables[{}]", kField, i);
     if (!t.is_object()) return FieldError(origin, field, "must be an object");
     for (const auto& [name, value] : t.items()) {
-      if (name != "gpus" && name != "bytes" && name != "seconds") {
+      if (name != "op" && name != "gpus" && name != "bytes" &&
+          name != "seconds") {
         return FieldError(origin, fmt::format("{}.{}", field, name),
-                          "unknown field (known: gpus, bytes, seconds)");
+                          "unknown field (known: op, gpus, bytes, seconds)");
       }
     }
-    MeasuredAllReduce m;
+    MeasuredCollective m;
+    auto op = t.find("op");
+    if (op == t.end() || !op->is_string() ||
+        std::find(std::begin(kMeasuredOps), std::end(kMeasuredOps),
+                  op->get<std::string>()) == std::end(kMeasuredOps)) {
+      return FieldError(origin, field + ".op",
+                        "must be one of all_reduce, all_gather, "
+                        "reduce_scatter, all_to_all");
+    }
+    m.op = op->get<std::string>();
     auto gpus = t.find("gpus");
     if (gpus == t.end()) return FieldError(origin, field + ".gpus", "missing");
     absl::StatusOr<double> g =
@@ -286,9 +299,10 @@ absl::Status ParseMeasuredAllReduce(const Json& v, std::string_view origin,
         WholeNumberField(*g, 2, 1000000, origin, field + ".gpus", "GPUs");
     if (!whole.ok()) return whole.status();
     m.gpus = static_cast<int>(*whole);
-    if (out->MeasuredFor(m.gpus) != nullptr) {
-      return FieldError(origin, field + ".gpus",
-                        fmt::format("{} GPUs listed twice", m.gpus));
+    if (out->MeasuredFor(m.op, m.gpus) != nullptr) {
+      return FieldError(
+          origin, field + ".gpus",
+          fmt::format("{} on {} GPUs listed twice", m.op, m.gpus));
     }
     auto bytes = t.find("bytes");
     auto seconds = t.find("seconds");
@@ -308,7 +322,7 @@ absl::Status ParseMeasuredAllReduce(const Json& v, std::string_view origin,
     }
     m.bytes = *std::move(b);
     m.seconds = *std::move(s);
-    out->measured_all_reduce.push_back(std::move(m));
+    out->measured_collectives.push_back(std::move(m));
   }
   return absl::OkStatus();
 }
@@ -342,8 +356,8 @@ absl::Status ParseInterconnect(const Json& j, std::string_view origin,
   };
   for (const auto& [name, value] : it->items()) {
     const std::string field = fmt::format("interconnect.{}", name);
-    if (name == "measured_all_reduce") {
-      if (absl::Status s = ParseMeasuredAllReduce(value, origin, out);
+    if (name == "measured_collectives") {
+      if (absl::Status s = ParseMeasuredCollectives(value, origin, out);
           !s.ok()) {
         return s;
       }
@@ -371,17 +385,17 @@ absl::Status ParseInterconnect(const Json& j, std::string_view origin,
           "intra_node_bandwidth_bytes_per_s, gpus_per_node, "
           "intra_node_latency_s, inter_node, "
           "inter_node_bandwidth_bytes_per_s, inter_node_latency_s, "
-          "collective_launch_s, measured_all_reduce, source)");
+          "collective_launch_s, measured_collectives, source)");
     }
   }
   absl::StatusOr<int64_t> whole_gpus = WholeNumberField(
       gpus, 1, 1000000, origin, "interconnect.gpus_per_node", "GPUs");
   if (!whole_gpus.ok()) return whole_gpus.status();
   out->gpus_per_node = static_cast<int>(*whole_gpus);
-  for (const MeasuredAllReduce& m : out->measured_all_reduce) {
+  for (const MeasuredCollective& m : out->measured_collectives) {
     if (m.gpus > out->gpus_per_node) {
       return FieldError(
-          origin, "interconnect.measured_all_reduce",
+          origin, "interconnect.measured_collectives",
           fmt::format("a table for {} GPUs, more than the {} GPUs of a node "
                       "(the tables are of one node)",
                       m.gpus, out->gpus_per_node));
@@ -438,9 +452,10 @@ KernelModel KernelModel::ForPrecision(std::string_view peak_precision) const {
   return m;
 }
 
-const MeasuredAllReduce* Interconnect::MeasuredFor(int gpus) const {
-  for (const MeasuredAllReduce& m : measured_all_reduce) {
-    if (m.gpus == gpus) return &m;
+const MeasuredCollective* Interconnect::MeasuredFor(std::string_view op,
+                                                    int gpus) const {
+  for (const MeasuredCollective& m : measured_collectives) {
+    if (m.op == op && m.gpus == gpus) return &m;
   }
   return nullptr;
 }

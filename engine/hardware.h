@@ -70,10 +70,14 @@ struct KernelModel {
   }
 };
 
-// Measured times of an all-reduce on `gpus` GPUs of one node at ascending
-// message sizes (NCCL's, as nccl-tests and aiconfigurator time it): the
-// message is the tensor each GPU holds before and after, bytes.
-struct MeasuredAllReduce {
+// Measured times of one collective on `gpus` GPUs of one node at ascending
+// message sizes (NCCL's, as nccl-tests and aiconfigurator time it). `op` is
+// "all_reduce", "all_gather", "reduce_scatter" or "all_to_all"; the message
+// is nccl-tests' size, each GPU's whole buffer (the tensor an all-reduce
+// holds before and after, the gathered tensor, the tensor before the
+// scatter, the buffer an all-to-all exchanges), bytes.
+struct MeasuredCollective {
+  std::string op;
   int gpus = 0;
   std::vector<double> bytes;    // strictly ascending, > 0
   std::vector<double> seconds;  // one per size, > 0
@@ -95,12 +99,13 @@ struct Interconnect {
   // Once per collective (launch and setup of the communication kernel).
   double collective_launch_s = 0;
   std::string source;
-  // Measured all-reduce curves inside a node ("measured_all_reduce"); size-
-  // aware runtimes time an all-reduce on a measured GPU count with them
-  // (engine/parallel/collectives.h). Empty: the formula alone.
-  std::vector<MeasuredAllReduce> measured_all_reduce;
-  std::string measured_all_reduce_source;
-  const MeasuredAllReduce* MeasuredFor(int gpus) const;
+  // Measured collective curves inside a node ("measured_collectives");
+  // size-aware runtimes time a collective of a measured op and GPU count
+  // with them (engine/parallel/collectives.h). Empty: the formulas alone.
+  std::vector<MeasuredCollective> measured_collectives;
+  std::string measured_collectives_source;
+  // The table of `op` ("all_reduce", ...) on `gpus` GPUs; null if none.
+  const MeasuredCollective* MeasuredFor(std::string_view op, int gpus) const;
   bool present() const { return intra_node_bandwidth_bytes_per_s > 0; }
   bool has_network() const { return inter_node_bandwidth_bytes_per_s > 0; }
 };

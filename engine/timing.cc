@@ -126,7 +126,7 @@ Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
   p.interconnect = hardware.interconnect;
   // Measured NCCL curves are what a real runtime's all-reduce does; a flat
   // runtime (mlsysim) reproduces its tool's ring formula.
-  if (!runtime.size_aware) p.interconnect.measured_all_reduce.clear();
+  if (!runtime.size_aware) p.interconnect.measured_collectives.clear();
   if (!(p.vector_flops_per_s > 0)) {
     absl::StatusOr<double> fp32 = hardware.PeakFlops("fp32");
     p.vector_flops_per_s =

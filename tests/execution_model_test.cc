@@ -222,11 +222,11 @@ TEST(TimeKernel, CollectivesUseMeasuredTablesOnlyForSizeAwareRuntimes) {
   w.collective.gpus = 8;
   const Pricing trt = MakePricing(a100, *FindRuntime(*runtimes, "tensorrt"),
                                   "bf16", *a100.PeakFlops("bf16"), 2, {});
-  EXPECT_FALSE(trt.interconnect.measured_all_reduce.empty());
+  EXPECT_FALSE(trt.interconnect.measured_collectives.empty());
   EXPECT_NEAR(TimeKernel(w, trt).latency_s, 53.7e-6, 0.05e-6);
   const Pricing flat = MakePricing(a100, *FindRuntime(*runtimes, "mlsysim"),
                                    "bf16", *a100.PeakFlops("bf16"), 2, {});
-  EXPECT_TRUE(flat.interconnect.measured_all_reduce.empty());
+  EXPECT_TRUE(flat.interconnect.measured_collectives.empty());
   EXPECT_NEAR(TimeKernel(w, flat).latency_s, 31.233e-6, 0.001e-6);
 }
 

@@ -260,50 +260,61 @@ TEST(HardwareJsonTest, ErrorsNameTheFileAndTheField) {
       "must be a whole number of GPUs >= 1 and <= 1000000");
 }
 
-// interconnect.measured_all_reduce: tables of one node's GPU counts, sizes
-// strictly ascending, one time per size, a source; round-trips.
-TEST(HardwareJsonTest, MeasuredAllReduceTables) {
+// interconnect.measured_collectives: tables of a known op on one node's GPU
+// counts, sizes strictly ascending, one time per size, a source;
+// round-trips.
+TEST(HardwareJsonTest, MeasuredCollectiveTables) {
   const std::string good = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",
                                    R"("dispatch_tax_s": 1e-5,
          "interconnect": {"intra_node": "NVLink", "gpus_per_node": 8,
            "intra_node_bandwidth_bytes_per_s": 3e11, "source": "test",
-           "measured_all_reduce": {"source": "nccl-tests",
-             "tables": [{"gpus": 8, "bytes": [1000, 4000],
+           "measured_collectives": {"source": "nccl-tests",
+             "tables": [{"op": "all_reduce", "gpus": 8, "bytes": [1000, 4000],
                          "seconds": [1e-5, 2e-5]},
-                        {"gpus": 2, "bytes": [512], "seconds": [6e-6]}]}},)");
+                        {"op": "all_gather", "gpus": 2, "bytes": [512],
+                         "seconds": [6e-6]}]}},)");
   absl::StatusOr<engine::Hardware> hw =
       engine::ParseHardwareJson(good, "good.json");
   ASSERT_TRUE(hw.ok()) << hw.status();
   const engine::Interconnect& ic = hw->interconnect;
-  ASSERT_EQ(ic.measured_all_reduce.size(), 2u);
-  EXPECT_EQ(ic.measured_all_reduce_source, "nccl-tests");
-  ASSERT_NE(ic.MeasuredFor(8), nullptr);
-  EXPECT_EQ(ic.MeasuredFor(8)->bytes, (std::vector<double>{1000, 4000}));
-  EXPECT_EQ(ic.MeasuredFor(8)->seconds, (std::vector<double>{1e-5, 2e-5}));
-  EXPECT_EQ(ic.MeasuredFor(4), nullptr);
+  ASSERT_EQ(ic.measured_collectives.size(), 2u);
+  EXPECT_EQ(ic.measured_collectives_source, "nccl-tests");
+  ASSERT_NE(ic.MeasuredFor("all_reduce", 8), nullptr);
+  EXPECT_EQ(ic.MeasuredFor("all_reduce", 8)->bytes,
+            (std::vector<double>{1000, 4000}));
+  EXPECT_EQ(ic.MeasuredFor("all_reduce", 8)->seconds,
+            (std::vector<double>{1e-5, 2e-5}));
+  EXPECT_EQ(ic.MeasuredFor("all_reduce", 4), nullptr);
+  EXPECT_EQ(ic.MeasuredFor("all_reduce", 2), nullptr);
+  EXPECT_EQ(ic.MeasuredFor("all_gather", 8), nullptr);
   absl::StatusOr<engine::Hardware> again =
       engine::ParseHardwareJson(engine::HardwareToJson(*hw), "again.json");
   ASSERT_TRUE(again.ok()) << again.status();
-  ASSERT_EQ(again->interconnect.measured_all_reduce.size(), 2u);
-  EXPECT_EQ(again->interconnect.MeasuredFor(2)->seconds,
+  ASSERT_EQ(again->interconnect.measured_collectives.size(), 2u);
+  ASSERT_NE(again->interconnect.MeasuredFor("all_gather", 2), nullptr);
+  EXPECT_EQ(again->interconnect.MeasuredFor("all_gather", 2)->seconds,
             (std::vector<double>{6e-6}));
-  EXPECT_EQ(again->interconnect.measured_all_reduce_source, "nccl-tests");
+  EXPECT_EQ(again->interconnect.measured_collectives_source, "nccl-tests");
 
   ExpectError(Replace(good, "[1000, 4000]", "[4000, 1000]"),
-              "interconnect.measured_all_reduce.tables[0].bytes': must be "
+              "interconnect.measured_collectives.tables[0].bytes': must be "
               "strictly ascending");
   ExpectError(Replace(good, "[1e-5, 2e-5]", "[1e-5]"),
               "lists 2 sizes but 1 times");
   ExpectError(Replace(good, "[1e-5, 2e-5]", "[1e-5, -2e-5]"),
               "tables[0].seconds");
-  ExpectError(Replace(good, R"("gpus": 2)", R"("gpus": 8)"),
-              "8 GPUs listed twice");
+  ExpectError(Replace(good, R"("op": "all_gather", "gpus": 2)",
+                      R"("op": "all_reduce", "gpus": 8)"),
+              "all_reduce on 8 GPUs listed twice");
+  ExpectError(Replace(good, R"("op": "all_gather")", R"("op": "broadcast")"),
+              "tables[1].op': must be one of all_reduce, all_gather, "
+              "reduce_scatter, all_to_all");
   ExpectError(Replace(good, R"("gpus": 2)", R"("gpus": 16)"),
               "a table for 16 GPUs, more than the 8 GPUs of a node");
   ExpectError(Replace(good, R"("gpus": 2)", R"("gpus": 1)"),
               "tables[1].gpus': must be a whole number of GPUs >= 2");
   ExpectError(Replace(good, R"("source": "nccl-tests",)", ""),
-              "measured_all_reduce.source");
+              "measured_collectives.source");
   ExpectError(Replace(good, R"("seconds": [6e-6])", R"("time": [6e-6])"),
               "tables[1].time");
 }

@@ -23,8 +23,9 @@ Run (Python 3 standard library + the zstd CLI):
       fit the fixed cost of TRT-LLM's weight-only int8/int4 GEMVs (the tensorrt profile's
       weight_only_kernel_fixed_s) with the device's bandwidth and memory efficiency from HW.json
   aiconfigurator_rows.py [--repo GITDIR] [--commit C] nccl SYSTEM NCCL_VERSION HW.json
-      write the measured NCCL all-reduce times of SYSTEM (fp16 rows, 2-8 GPUs of one node) into
-      HW.json's interconnect.measured_all_reduce (engine/parallel/collectives.h interpolates them)
+      write the measured NCCL collective times of SYSTEM (all-reduce, all-gather, reduce-scatter,
+      all-to-all; fp16 rows, 2-8 GPUs of one node) into HW.json's
+      interconnect.measured_collectives (engine/parallel/collectives.h interpolates them)
 GITDIR defaults to /work/.mirror/ai-dynamo+aiconfigurator/repo, C to HEAD.
 Times in the tables are the `latency` column in milliseconds; rows here give seconds.
 """
@@ -474,32 +475,40 @@ def weight_only(system, version, hw_file, repo, commit):
 
 
 def nccl(system, version, hw_file, repo, commit):
-    """Measured NCCL all-reduce times (nccl_perf.parquet, op all_reduce, fp16) as the hardware
-    file's interconnect.measured_all_reduce: per GPU count, message bytes (the table's
-    message_size is in elements: its fp16 and int8 rows end at the same 512 MiB) and seconds."""
+    """Measured NCCL collective times (nccl_perf.parquet, fp16 rows) as the hardware file's
+    interconnect.measured_collectives: per op and GPU count, message bytes and seconds. The
+    table's message_size is nccl-tests' size (each GPU's whole buffer) / element bytes
+    (aiconfigurator collector/network/collect_nccl.py; its fp16 and int8 rows end at the same
+    512 MiB), so bytes = message_size x 2."""
     import json
     path = "%s/%s/comm/nccl/%s/nccl_perf.parquet" % (DATA, system, version)
     data = subprocess.run(["git", "-C", repo, "show", "%s:%s" % (commit, path)],
                           stdout=subprocess.PIPE, check=True).stdout
     cols = read_parquet(data)
     rows = [dict(zip(cols, vals)) for vals in zip(*cols.values())]
-    rows = [r for r in rows if r["op_name"] == "all_reduce" and r["nccl_dtype"] == "half"]
+    ops = {"all_reduce": "all_reduce", "all_gather": "all_gather",
+           "reduce_scatter": "reduce_scatter", "alltoall": "all_to_all"}
+    rows = [r for r in rows if r["op_name"] in ops and r["nccl_dtype"] == "half"]
     tables = []
-    for gpus in sorted({r["num_gpus"] for r in rows}):
-        mine = sorted((r["message_size"] * 2, r["latency"] / 1e3) for r in rows
-                      if r["num_gpus"] == gpus)
-        sizes = [b for b, _ in mine]
-        if len(set(sizes)) != len(sizes):
-            raise ValueError("%s: %d GPUs lists a size twice" % (path, gpus))
-        tables.append({"gpus": gpus, "bytes": sizes,
-                       "seconds": [float("%.6g" % t) for _, t in mine]})
+    for op in ops:
+        for gpus in sorted({r["num_gpus"] for r in rows if r["op_name"] == op}):
+            mine = sorted((r["message_size"] * 2, r["latency"] / 1e3) for r in rows
+                          if r["op_name"] == op and r["num_gpus"] == gpus)
+            sizes = [b for b, _ in mine]
+            if len(set(sizes)) != len(sizes):
+                raise ValueError("%s: %s on %d GPUs lists a size twice" % (path, op, gpus))
+            tables.append({"op": ops[op], "gpus": gpus, "bytes": sizes,
+                           "seconds": [float("%.6g" % t) for _, t in mine]})
     versions = sorted({r["version"] for r in rows})
     devices = sorted({r["device"] for r in rows})
     with open(hw_file) as f:
         hw = json.load(f)
-    hw["interconnect"]["measured_all_reduce"] = {
-        "source": "NCCL all-reduce, fp16, measured on %s by NVIDIA aiconfigurator (NCCL %s); %s. "
-                  "Message bytes = the table's message_size (elements) x 2." % (
+    hw["interconnect"].pop("measured_all_reduce", None)
+    hw["interconnect"]["measured_collectives"] = {
+        "source": "NCCL all-reduce, all-gather, reduce-scatter and all-to-all, fp16, measured on "
+                  "%s by NVIDIA aiconfigurator with nccl-tests (NCCL %s); %s. Message bytes = "
+                  "the table's message_size (nccl-tests' size, each GPU's whole buffer, in "
+                  "elements) x 2." % (
                       ", ".join(devices), ", ".join(versions), source(path, repo, commit)),
         "tables": tables}
     text = json.dumps(hw, indent=2, ensure_ascii=False) + "\n"
@@ -509,8 +518,8 @@ def nccl(system, version, hw_file, repo, commit):
     with open(hw_file, "w") as f:
         f.write(text)
     for t in tables:
-        print("%d GPUs: %d sizes, %g-%g bytes" % (t["gpus"], len(t["bytes"]), t["bytes"][0],
-                                                  t["bytes"][-1]))
+        print("%s on %d GPUs: %d sizes, %g-%g bytes" % (t["op"], t["gpus"], len(t["bytes"]),
+                                                        t["bytes"][0], t["bytes"][-1]))
     return 0
 
 

@@ -34,8 +34,24 @@ double FlatTime(CollectiveOp op, double bytes, int n, const Link& link,
 
 }  // namespace
 
-double InterpolateAllReduce(const MeasuredAllReduce& table, double bytes,
-                            double* floor_s) {
+std::string_view MeasuredOpKey(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::kAllReduce:
+      return "all_reduce";
+    case CollectiveOp::kAllGather:
+      return "all_gather";
+    case CollectiveOp::kReduceScatter:
+      return "reduce_scatter";
+    case CollectiveOp::kAllToAll:
+      return "all_to_all";
+    case CollectiveOp::kPointToPoint:
+      return "";
+  }
+  return "";
+}
+
+double InterpolateMeasured(const MeasuredCollective& table, double bytes,
+                           double* floor_s) {
   const std::vector<double>& b = table.bytes;
   const std::vector<double>& t = table.seconds;
   if (floor_s != nullptr) *floor_s = t.empty() ? 0 : t.front();
@@ -127,12 +143,12 @@ absl::StatusOr<CollectiveTime> TimeCollective(
                               : 2 * (n_gpus - 1) / n_gpus;  // two-shot
     t.latency_s = custom->latency_s;
     t.bandwidth_s = factor * m / intra.bandwidth;
-  } else if (const MeasuredAllReduce* measured =
-                 !across && work.op == CollectiveOp::kAllReduce
-                     ? link.MeasuredFor(n)
+  } else if (const MeasuredCollective* measured =
+                 !across && work.op != CollectiveOp::kPointToPoint
+                     ? link.MeasuredFor(MeasuredOpKey(work.op), n)
                      : nullptr) {
     double floor_s = 0;
-    const double total = InterpolateAllReduce(*measured, m, &floor_s);
+    const double total = InterpolateMeasured(*measured, m, &floor_s);
     t.latency_s = std::min(total, floor_s);
     t.bandwidth_s = total - t.latency_s;
     t.measured = true;

@@ -27,18 +27,18 @@
 // (L' = the custom kernel's latency, launch and barriers together): every
 // GPU reads its peers' buffers over the links and reduces in one kernel
 // (one-shot), or reduces its 1/n slice and gathers the others' (two-shot).
-// An all-reduce inside a node on a GPU count the device's
-// interconnect.measured_all_reduce lists (and that no custom all-reduce
-// takes) is timed from those measured NCCL times instead of the ring
-// formula: NCCL reaches its link bandwidth only on messages of tens of MB
-// (on 8 A100s a 2 MiB all-reduce takes 54 us measured, 31 us by the
+// A collective inside a node (not a point-to-point) whose op and GPU count
+// the device's interconnect.measured_collectives lists (and that no custom
+// all-reduce takes) is timed from those measured NCCL times instead of the
+// ring formula: NCCL reaches its link bandwidth only on messages of tens of
+// MB (on 8 A100s a 2 MiB all-reduce takes 54 us measured, 31 us by the
 // formula), so the formula is far under on the 1-32 MB messages of prefill
 // and batched decode. Between two measured sizes the time is interpolated
 // linearly in log(bytes)-log(seconds); below the smallest it is the
 // smallest's time (the floor); above the largest it grows at the last
 // segment's seconds per byte. Its latency is that floor, the rest is
 // bandwidth time. MakePricing (engine/timing.h) gives the tables to
-// size-aware runtimes only; flat ones (mlsysim) keep the formula.
+// size-aware runtimes only; flat ones (mlsysim) keep the formulas.
 #ifndef RIDGELINE_ENGINE_PARALLEL_COLLECTIVES_H_
 #define RIDGELINE_ENGINE_PARALLEL_COLLECTIVES_H_
 
@@ -85,14 +85,18 @@ struct CollectiveTime {
   // NCCL's bus bandwidth of this time: M / total x the ring factor
   // (2(n-1)/n all-reduce, (n-1)/n the others, 1 point-to-point), bytes/s.
   double bus_bandwidth_bytes_per_s = 0;
-  // Timed from interconnect.measured_all_reduce, not the formula.
+  // Timed from interconnect.measured_collectives, not the formula.
   bool measured = false;
 };
 
-// The measured all-reduce time of `bytes` from `table`, interpolated as
-// described above; `floor_s` (optional) gets the table's smallest time.
-double InterpolateAllReduce(const MeasuredAllReduce& table, double bytes,
-                            double* floor_s = nullptr);
+// The measured time of `bytes` from `table`, interpolated as described
+// above; `floor_s` (optional) gets the table's smallest time.
+double InterpolateMeasured(const MeasuredCollective& table, double bytes,
+                           double* floor_s = nullptr);
+
+// The key of `op` in interconnect.measured_collectives ("all_reduce",
+// "all_gather", "reduce_scatter", "all_to_all"); "" for a point-to-point.
+std::string_view MeasuredOpKey(CollectiveOp op);
 
 // The ring factor of `op` on n GPUs: 2(n-1)/n, (n-1)/n or 1.
 double RingFactor(CollectiveOp op, int gpus);

@@ -285,14 +285,21 @@ std::string LinkText(const Interconnect& ic) {
     out += fmt::format("; across nodes {}: {:.0f} GB/s per GPU", ic.inter_node,
                        ic.inter_node_bandwidth_bytes_per_s / 1e9);
   }
-  if (!ic.measured_all_reduce.empty()) {
-    std::string counts;
-    for (const MeasuredAllReduce& m : ic.measured_all_reduce) {
-      counts += fmt::format("{}{}", counts.empty() ? "" : "/", m.gpus);
+  if (!ic.measured_collectives.empty()) {
+    std::vector<int> counts;
+    for (const MeasuredCollective& m : ic.measured_collectives) {
+      if (std::find(counts.begin(), counts.end(), m.gpus) == counts.end()) {
+        counts.push_back(m.gpus);
+      }
+    }
+    std::sort(counts.begin(), counts.end());
+    std::string listed;
+    for (int n : counts) {
+      listed += fmt::format("{}{}", listed.empty() ? "" : "/", n);
     }
     out += fmt::format(
-        "; all-reduces on {} GPUs of a node timed from measured NCCL times",
-        counts);
+        "; collectives on {} GPUs of a node timed from measured NCCL times",
+        listed);
   }
   return out;
 }

@@ -184,14 +184,18 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw) {
     m["inter_node_latency_s"] = ic.inter_node_latency_s;
     m["collective_launch_s"] = ic.collective_launch_s;
     m["source"] = ic.source;
-    if (!ic.measured_all_reduce.empty()) {
+    if (!ic.measured_collectives.empty()) {
       nlohmann::ordered_json tables = nlohmann::ordered_json::array();
-      for (const MeasuredAllReduce& t : ic.measured_all_reduce) {
-        tables.push_back(
-            {{"gpus", t.gpus}, {"bytes", t.bytes}, {"seconds", t.seconds}});
+      for (const MeasuredCollective& t : ic.measured_collectives) {
+        nlohmann::ordered_json table;
+        table["op"] = t.op;
+        table["gpus"] = t.gpus;
+        table["bytes"] = t.bytes;
+        table["seconds"] = t.seconds;
+        tables.push_back(std::move(table));
       }
-      m["measured_all_reduce"] = {{"source", ic.measured_all_reduce_source},
-                                  {"tables", tables}};
+      m["measured_collectives"] = {{"source", ic.measured_collectives_source},
+                                   {"tables", tables}};
     }
     j["interconnect"] = m;
   }
