@@ -242,9 +242,6 @@ absl::StatusOr<std::vector<double>> NumberList(const Json& v,
   return out;
 }
 
-constexpr std::string_view kMeasuredOps[] = {"all_reduce", "all_gather",
-                                             "reduce_scatter", "all_to_all"};
-
 // interconnect.measured_collectives: {"source": "...", "tables": [{"op":
 // "all_reduce", "gpus": n, "bytes": [...], "seconds": [...]}, ...]}.
 absl::Status ParseMeasuredCollectives(const Json& v, std::string_view origin,
@@ -283,8 +280,9 @@ absl::Status ParseMeasuredCollectives(const Json& v, std::string_view origin,
     MeasuredCollective m;
     auto op = t.find("op");
     if (op == t.end() || !op->is_string() ||
-        std::find(std::begin(kMeasuredOps), std::end(kMeasuredOps),
-                  op->get<std::string>()) == std::end(kMeasuredOps)) {
+        std::find(std::begin(kMeasuredCollectiveOps),
+                  std::end(kMeasuredCollectiveOps),
+                  op->get<std::string>()) == std::end(kMeasuredCollectiveOps)) {
       return FieldError(origin, field + ".op",
                         "must be one of all_reduce, all_gather, "
                         "reduce_scatter, all_to_all");

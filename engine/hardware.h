@@ -70,6 +70,12 @@ struct KernelModel {
   }
 };
 
+// The collectives a hardware file may give measured times for, as its
+// "op" values name them (engine/parallel/collectives.h MeasuredOpKey maps
+// CollectiveOp to them).
+inline constexpr std::string_view kMeasuredCollectiveOps[] = {
+    "all_reduce", "all_gather", "reduce_scatter", "all_to_all"};
+
 // Measured times of one collective on `gpus` GPUs of one node at ascending
 // message sizes (NCCL's, as nccl-tests and aiconfigurator time it). `op` is
 // "all_reduce", "all_gather", "reduce_scatter" or "all_to_all"; the message
@@ -77,7 +83,7 @@ struct KernelModel {
 // holds before and after, the gathered tensor, the tensor before the
 // scatter, the buffer an all-to-all exchanges), bytes.
 struct MeasuredCollective {
-  std::string op;
+  std::string op;  // one of kMeasuredCollectiveOps
   int gpus = 0;
   std::vector<double> bytes;    // strictly ascending, > 0
   std::vector<double> seconds;  // one per size, > 0

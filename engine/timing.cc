@@ -124,8 +124,8 @@ Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
   p.memory_bandwidth_bytes_per_s = hardware.memory_bandwidth_bytes_per_s;
   p.vector_flops_per_s = p.model.vector_flops_per_s;
   p.interconnect = hardware.interconnect;
-  // Measured NCCL curves are what a real runtime's all-reduce does; a flat
-  // runtime (mlsysim) reproduces its tool's ring formula.
+  // Measured NCCL curves are what a real runtime's collectives do; a flat
+  // runtime (mlsysim) reproduces its tool's ring formulas.
   if (!runtime.size_aware) p.interconnect.measured_collectives.clear();
   if (!(p.vector_flops_per_s > 0)) {
     absl::StatusOr<double> fp32 = hardware.PeakFlops("fp32");

@@ -37,13 +37,13 @@ double FlatTime(CollectiveOp op, double bytes, int n, const Link& link,
 std::string_view MeasuredOpKey(CollectiveOp op) {
   switch (op) {
     case CollectiveOp::kAllReduce:
-      return "all_reduce";
+      return kMeasuredCollectiveOps[0];
     case CollectiveOp::kAllGather:
-      return "all_gather";
+      return kMeasuredCollectiveOps[1];
     case CollectiveOp::kReduceScatter:
-      return "reduce_scatter";
+      return kMeasuredCollectiveOps[2];
     case CollectiveOp::kAllToAll:
-      return "all_to_all";
+      return kMeasuredCollectiveOps[3];
     case CollectiveOp::kPointToPoint:
       return "";
   }
