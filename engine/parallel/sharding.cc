@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -286,13 +287,10 @@ std::string LinkText(const Interconnect& ic) {
                        ic.inter_node_bandwidth_bytes_per_s / 1e9);
   }
   if (!ic.measured_collectives.empty()) {
-    std::vector<int> counts;
+    std::set<int> counts;  // each GPU count once, ascending
     for (const MeasuredCollective& m : ic.measured_collectives) {
-      if (std::find(counts.begin(), counts.end(), m.gpus) == counts.end()) {
-        counts.push_back(m.gpus);
-      }
+      counts.insert(m.gpus);
     }
-    std::sort(counts.begin(), counts.end());
     std::string listed;
     for (int n : counts) {
       listed += fmt::format("{}{}", listed.empty() ? "" : "/", n);
