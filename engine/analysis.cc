@@ -433,7 +433,9 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
           fmt::format("--precision {}: {}", p->name, MessageOf(peak.status())));
     }
     explicit_peak = PeakChoice{std::string(p->name), *peak,
-                               fmt::format("--precision {}", p->name)};
+                               options.precision_source.empty()
+                                   ? fmt::format("--precision {}", p->name)
+                                   : options.precision_source};
     float_repricer.emplace(*p);
     pricer = &*float_repricer;
   }
@@ -529,6 +531,11 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
   a.runtime = runtime.key;
   a.runtime_name = runtime.name;
   a.precision = options.precision.empty() ? "model dtypes" : options.precision;
+  if (!options.precision.empty()) {
+    a.precision_source = options.precision_source.empty()
+                             ? "--precision"
+                             : options.precision_source;
+  }
   a.peak_precision = peak.key;
   a.peak_reason = peak.reason;
   a.peak_flops_per_s = peak.flops_per_s;

@@ -37,6 +37,9 @@ struct AnalyzeOptions {
   // "" = price tensors at the model's own dtypes; otherwise one of
   // fp32|tf32|fp16|bf16|fp8|int8|int4 (--precision).
   std::string precision;
+  // Where `precision` came from, when not from --precision (a zoo entry's
+  // native dtype: "the zoo entry's native dtype (...)"); printed with it.
+  std::string precision_source;
   // Batch the graph was bound with (for throughput = batch / latency).
   int64_t batch = 1;
   // Optional custom pricer (quantization what-ifs); overrides `precision`'s
@@ -71,7 +74,10 @@ struct Assumptions {
   double memory_efficiency = 1.0;
   double per_layer_tax_s = 10e-6;
   double dispatch_tax_s = 0;
-  std::string precision;       // "model dtypes" or the --precision value
+  std::string precision;  // "model dtypes" or the --precision value
+  // Where a re-pricing precision came from: "--precision" or, for a zoo
+  // entry run without it, "the zoo entry's native dtype (...)".
+  std::string precision_source;
   std::string peak_precision;  // which peak was used
   // Why that peak: "--precision bf16", "model dtype float32 (92% of MACs)",
   // or the fallback taken when the device lacks the model dtype's peak.

@@ -33,6 +33,47 @@ TEST(CliFeatures, ListZooListsLlamaDecode) {
   EXPECT_TRUE(Contains(r.out, "resnet50")) << r.out;
 }
 
+// A zoo LLM is stored as an fp32 graph but published in bf16/fp16 (its
+// checkpoint's config.json torch_dtype): without --precision it is priced
+// at that dtype, exactly as with --precision bf16, and says so; an explicit
+// --precision wins; a CNN keeps its graph's dtypes.
+TEST(CliFeatures, ZooLlamaDefaultsToItsCheckpointPrecision) {
+  auto json = [](std::vector<std::string> args) {
+    args.push_back("--format");
+    args.push_back("json");
+    const Result r = RunCli(args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(r.out);
+  };
+  const nlohmann::json native =
+      json({"--zoo", "llama-3.1-8b-decode", "--hw", "h100"});
+  const nlohmann::json bf16 = json(
+      {"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision", "bf16"});
+  const nlohmann::json fp32 = json(
+      {"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision", "fp32"});
+  EXPECT_EQ(native["assumptions"]["precision"], "bf16");
+  EXPECT_EQ(native["assumptions"]["peak_precision"], "bf16");
+  EXPECT_TRUE(
+      Contains(native["assumptions"]["precision_source"].get<std::string>(),
+               "the zoo entry's native dtype (meta-llama/Llama-3.1-8B "
+               "config.json: torch_dtype bfloat16"));
+  EXPECT_EQ(native["summary"]["latency_s"], bf16["summary"]["latency_s"]);
+  EXPECT_EQ(bf16["assumptions"]["precision_source"], "--precision");
+  EXPECT_EQ(fp32["assumptions"]["precision"], "fp32");
+  EXPECT_EQ(fp32["assumptions"]["peak_precision"], "fp32");
+  // fp32 weights are twice the bytes: a weight-streaming decode step is
+  // slower.
+  EXPECT_GT(fp32["summary"]["latency_s"].get<double>(),
+            1.5 * bf16["summary"]["latency_s"].get<double>());
+  // Llama-2's checkpoints are float16.
+  EXPECT_EQ(json({"--zoo", "llama-2-7b-decode", "--hw",
+                  "a100"})["assumptions"]["precision"],
+            "fp16");
+  const nlohmann::json cnn = json({"--zoo", "resnet50", "--hw", "h100"});
+  EXPECT_EQ(cnn["assumptions"]["precision"], "model dtypes");
+  EXPECT_TRUE(cnn["assumptions"]["precision_source"].is_null());
+}
+
 TEST(CliFeatures, ListZooTakesNoModel) {
   EXPECT_EQ(RunCli({"--list-zoo", "m.onnx"}).code, 1);
 }

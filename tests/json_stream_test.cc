@@ -112,6 +112,8 @@ Json Tree(const Analysis& a) {
   j["per_layer_tax_s"] = as.per_layer_tax_s;
   j["dispatch_tax_s"] = as.dispatch_tax_s;
   j["precision"] = as.precision;
+  j["precision_source"] =
+      as.precision_source.empty() ? Json(nullptr) : Json(as.precision_source);
   j["peak_precision"] = as.peak_precision;
   j["peak_reason"] = as.peak_reason;
   j["peak_flops_per_s"] = as.peak_flops_per_s;

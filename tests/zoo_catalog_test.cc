@@ -234,6 +234,61 @@ TEST(CommittedZoo, ParameterCountsFromTheConfigs) {
   EXPECT_EQ(FindModel(zoo, "vit_b_16")->params, 86567656);
 }
 
+TEST(ParseModelCatalog, NativePrecisionIsAPrecisionWithASource) {
+  auto parse = [](const std::string& extra) {
+    return ParseModelCatalog(
+        {{"models/toy.onnx", "x"},
+         {"models/toy.json",
+          R"({"name": "toy", "description": "d", "params": 1)" + extra + "}"}});
+  };
+  absl::StatusOr<std::vector<ModelEntry>> none = parse("");
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->front().native_precision, "");  // the graph's own dtypes
+
+  absl::StatusOr<std::vector<ModelEntry>> bf16 =
+      parse(R"(, "native_precision": "bf16",
+               "native_precision_source": "config.json")");
+  ASSERT_TRUE(bf16.ok()) << bf16.status();
+  EXPECT_EQ(bf16->front().native_precision, "bf16");
+  EXPECT_EQ(bf16->front().native_precision_source, "config.json");
+
+  absl::StatusOr<std::vector<ModelEntry>> unknown =
+      parse(R"(, "native_precision": "bf17", "native_precision_source": "x")");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(std::string(MessageOf(unknown.status())),
+              HasSubstr("'native_precision' must be one of fp32|"));
+
+  absl::StatusOr<std::vector<ModelEntry>> unsourced =
+      parse(R"(, "native_precision": "fp16")");
+  ASSERT_FALSE(unsourced.ok());
+  EXPECT_THAT(std::string(MessageOf(unsourced.status())),
+              HasSubstr("'native_precision_source' is missing"));
+}
+
+// The published checkpoints' dtypes (their config.json "torch_dtype"):
+// meta-llama/Llama-2-7b-hf and Llama-2-70b-hf "float16";
+// meta-llama/Llama-3.1-8B, -70B, -405B and mistralai/Mixtral-8x7B-v0.1
+// "bfloat16". The CNNs, BERT and GPT-2 keep their fp32 graphs.
+TEST(CommittedZoo, NativePrecisionsAreTheCheckpoints) {
+  const std::vector<ModelEntry>& zoo = testing::SourceZoo();
+  for (const char* name : {"llama-2-7b-decode", "llama-2-7b-prefill",
+                           "llama-2-70b-decode", "llama-2-70b-prefill"}) {
+    EXPECT_EQ(FindModel(zoo, name)->native_precision, "fp16") << name;
+  }
+  for (const char* name : {"llama-3.1-8b-decode", "llama-3.1-8b-prefill",
+                           "llama-3.1-70b-decode", "llama-3.1-70b-prefill",
+                           "llama-3.1-405b-decode", "llama-3.1-405b-prefill",
+                           "mixtral-8x7b-decode", "mixtral-8x7b-prefill"}) {
+    EXPECT_EQ(FindModel(zoo, name)->native_precision, "bf16") << name;
+  }
+  for (const char* name : {"resnet50", "mobilenet_v2", "efficientnet_b0",
+                           "vit_b_16", "bert-base", "gpt2"}) {
+    EXPECT_EQ(FindModel(zoo, name)->native_precision, "") << name;
+  }
+  EXPECT_THAT(FindModel(zoo, "llama-3.1-70b-decode")->native_precision_source,
+              HasSubstr("meta-llama/Llama-3.1-70B config.json"));
+}
+
 TEST(CommittedZoo, FormatModelListShowsEveryEntry) {
   std::string list = FormatModelList(testing::SourceZoo());
   EXPECT_THAT(list, HasSubstr("llama-3.1-8b-decode"));
@@ -243,6 +298,7 @@ TEST(CommittedZoo, FormatModelListShowsEveryEntry) {
   EXPECT_THAT(list, HasSubstr("mixtral-8x7b-decode"));
   EXPECT_THAT(list, HasSubstr("llama-2-70b-decode"));
   EXPECT_THAT(list, HasSubstr("18 models"));
+  EXPECT_THAT(list, HasSubstr("precision"));
 }
 
 // The embedded zoo (zoo/CMakeLists.txt compiles zoo/models/ into the

@@ -283,6 +283,7 @@ class Gpt2(nn.Module):
 
 # ---- Llama-3.1-8B (Meta, July 2024; HF LlamaForCausalLM layout) ----
 class LlamaConfig:
+  checkpoint = "meta-llama/Llama-3.1-8B"
   label = "Llama-3.1-8B"
   vocab = 128256
   hidden = 4096
@@ -304,7 +305,7 @@ class LlamaConfig:
   # 2*4096*1024 + gate/up/down 3*4096*14336 + 2 norms 2*4096 = 218,112,000;
   # 32 layers 6,979,584,000; final norm 4,096; LM head 525,336,576.
   params = 8030261248
-  native_dtype = "bf16 (stored graph is fp32; use --precision bf16)"
+  native_precision = "bf16"  # config.json torch_dtype bfloat16
   reference = {
       "params": params,
       "source": ("meta-llama/Llama-3.1-8B config.json; 8,030,261,248 "
@@ -317,6 +318,7 @@ class LlamaConfig:
 
 # ---- Llama-2-7B (Meta, July 2023; HF LlamaForCausalLM layout) ----
 class Llama2Config:
+  checkpoint = "meta-llama/Llama-2-7b-hf"
   label = "Llama-2-7B"
   vocab = 32000
   hidden = 4096
@@ -334,7 +336,7 @@ class Llama2Config:
   # LM head (untied) 32000*4096 = 131,072,000. Total 131,072,000 +
   # 6,476,267,520 + 4,096 + 131,072,000 = 6,738,415,616.
   params = 6738415616
-  native_dtype = "fp16 (stored graph is fp32; use --precision fp16)"
+  native_precision = "fp16"  # config.json torch_dtype float16
   reference = {
       "params": params,
       "source": ("meta-llama/Llama-2-7b-hf config.json; 6,738,415,616 "
@@ -353,6 +355,7 @@ class Llama2Config:
 # ---- Llama-3.1-70B and -405B (Meta, July 2024): the 8B's architecture at
 # the widths of their config.json files; rotary and norms as the 8B. ----
 class Llama70Config(LlamaConfig):
+  checkpoint = "meta-llama/Llama-3.1-70B"
   label = "Llama-3.1-70B"
   lazy_matmul = True  # see LazyMatMul
   hidden = 8192
@@ -381,6 +384,7 @@ class Llama70Config(LlamaConfig):
 
 
 class Llama2_70Config(Llama70Config):
+  checkpoint = "meta-llama/Llama-2-70b-hf"
   """Llama-2-70B (Meta, July 2023): the 70B widths with Llama 2's vocabulary
   and plain rotary frequencies."""
   label = "Llama-2-70B"
@@ -391,7 +395,7 @@ class Llama2_70Config(Llama70Config):
   # Llama-3.1-70B above); 80 layers 68,452,352,000; final norm 8,192; LM
   # head (untied) 262,144,000. Total 68,976,648,192.
   params = 68976648192
-  native_dtype = "fp16 (stored graph is fp32; use --precision fp16)"
+  native_precision = "fp16"  # config.json torch_dtype float16
   reference = {
       "params": params,
       "source": ("meta-llama/Llama-2-70b-hf config.json (80 layers, hidden "
@@ -406,6 +410,7 @@ class Llama2_70Config(Llama70Config):
 
 
 class Llama405Config(LlamaConfig):
+  checkpoint = "meta-llama/Llama-3.1-405B"
   label = "Llama-3.1-405B"
   lazy_matmul = True
   hidden = 16384
@@ -439,6 +444,7 @@ class Llama405Config(LlamaConfig):
 # Llama-2-style attention with grouped-query heads, and in place of the MLP a
 # sparse mixture of 8 SwiGLU experts, top-2 per token. ----
 class MixtralConfig(LlamaConfig):
+  checkpoint = "mistralai/Mixtral-8x7B-v0.1"
   label = "Mixtral-8x7B"
   hf_class = "MixtralForCausalLM"
   lazy_matmul = True  # see LazyMatMul: 2 layers of experts are 11 GB at fp32
@@ -463,7 +469,7 @@ class MixtralConfig(LlamaConfig):
   # 12,879,925,248.
   params = 46702792704
   active_params = 12879925248
-  native_dtype = "bf16 (stored graph is fp32; use --precision bf16)"
+  native_precision = "bf16"  # config.json torch_dtype bfloat16
   reference = {
       "params": params,
       "active_params": active_params,
@@ -1366,7 +1372,10 @@ def trace_llama(e, tmp):
                                     f"{c.head_dim}]"}),
       "default_dims": ({"batch": 1, "sequence": 1, "past_sequence": 2048}
                        if decode else {"batch": 1, "sequence": 2048}),
-      "native_dtype": c.native_dtype,
+      "native_precision": c.native_precision,
+      "native_precision_source": (
+          f"{c.checkpoint} config.json: torch_dtype "
+          f"{ {'bf16': 'bfloat16', 'fp16': 'float16'}[c.native_precision]}"),
       "notes": ((f"Grouped-query attention is a broadcast MatMul over the "
                  f"{c.heads // c.kv_heads} query heads of each KV head (no "
                  f"repeat_kv copy). " if c.kv_heads != c.heads else

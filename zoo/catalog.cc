@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/strings/str_join.h"
+#include "engine/precision.h"
 #include "engine/report/text_table.h"
 #include "engine/report/units.h"
 #include "fmt/format.h"
@@ -65,6 +66,26 @@ absl::Status ParseMetadata(std::string_view path, std::string_view text,
   }
   if (absl::Status s = string_field("source", &entry->source, false); !s.ok()) {
     return s;
+  }
+  // The published checkpoint's dtype, which analyze prices the stored (fp32)
+  // graph at unless --precision is given.
+  if (absl::Status s =
+          string_field("native_precision", &entry->native_precision, false);
+      !s.ok()) {
+    return s;
+  }
+  if (!entry->native_precision.empty()) {
+    const engine::Precision* p = engine::FindPrecision(entry->native_precision);
+    if (p == nullptr || !p->selectable) {
+      return FieldError(
+          path, "native_precision",
+          fmt::format("must be one of {}", engine::SelectablePrecisionList()));
+    }
+    if (absl::Status s = string_field("native_precision_source",
+                                      &entry->native_precision_source, true);
+        !s.ok()) {
+      return s;
+    }
   }
   auto params = j.find("params");
   if (params == j.end() || !params->is_number_integer() ||
@@ -250,9 +271,10 @@ engine::WholeModelOptions MlsysimOptions(
 std::string FormatModelList(const std::vector<ModelEntry>& catalog,
                             size_t max_width) {
   engine::report::TextTable table;
-  table.headers = {"name", "params", "default dims", "description"};
-  table.right_align = {false, true, false, false};
-  table.keep = {true, false, true, false};  // --zoo NAME; dims are values
+  table.headers = {"name", "params", "precision", "default dims",
+                   "description"};
+  table.right_align = {false, true, false, false, false};
+  table.keep = {true, false, true, true, false};  // --zoo NAME; values
   table.max_width = max_width;
   for (const ModelEntry& e : catalog) {
     std::vector<std::string> dims;
@@ -261,13 +283,16 @@ std::string FormatModelList(const std::vector<ModelEntry>& catalog,
     }
     table.rows.push_back(
         {e.name, engine::report::FormatSi(static_cast<double>(e.params), ""),
+         e.native_precision.empty() ? "graph" : e.native_precision,
          absl::StrJoin(dims, " "), e.description});
   }
   std::string out = engine::report::RenderText(table);
   out += fmt::format(
-      "{} models; params are the elements of each graph's initializers. "
-      "Analyze one with --zoo NAME; --batch N / --dim NAME=VALUE rebind its "
-      "dims.\n",
+      "{} models; params are the elements of each graph's initializers; "
+      "precision is what --zoo NAME prices the graph at without --precision "
+      "(the published checkpoint's dtype; graph: the stored graph's own "
+      "dtypes). Analyze one with --zoo NAME; --batch N / --dim NAME=VALUE "
+      "rebind its dims.\n",
       catalog.size());
   return out;
 }

@@ -42,6 +42,12 @@ struct ModelEntry {
   // Elements of the graph's initializers (exact; every initializer is a
   // weight).
   int64_t params = 0;
+  // The published checkpoint's dtype ("bf16", "fp16"; "" = the graph's own
+  // dtypes), what `analyze --zoo NAME` prices the stored graph at unless
+  // --precision is given, and where it comes from (the checkpoint's
+  // config.json torch_dtype).
+  std::string native_precision;
+  std::string native_precision_source;
   // Default values of the graph's symbolic dims, sorted by name.
   std::vector<std::pair<std::string, int64_t>> default_dims;
   // mlsysim's view of the model (whole-model estimate, --mlsysim).

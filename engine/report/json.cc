@@ -195,6 +195,13 @@ void AssumptionsObject(JsonWriter& w, const Analysis& a) {
   m.Add("per_layer_tax_s", as.per_layer_tax_s);
   m.Add("dispatch_tax_s", as.dispatch_tax_s);
   m.Add("precision", std::string_view(as.precision));
+  m.AddWith("precision_source", [&] {
+    if (as.precision_source.empty()) {
+      w.Null();
+    } else {
+      w.String(as.precision_source);
+    }
+  });
   m.Add("peak_precision", std::string_view(as.peak_precision));
   m.Add("peak_reason", std::string_view(as.peak_reason));
   m.Add("peak_flops_per_s", as.peak_flops_per_s);

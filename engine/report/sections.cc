@@ -261,8 +261,12 @@ Items AssumptionItems(const Analysis& a) {
                         "floating tensors at 2: the FP8 recipe of LLM "
                         "runtimes)")
           : fmt::format("{} (every floating tensor re-priced at its "
-                        "element size)",
-                        as.precision));
+                        "element size){}",
+                        as.precision,
+                        as.precision_source.empty() ||
+                                as.precision_source == "--precision"
+                            ? ""
+                            : fmt::format("; {}", as.precision_source)));
   items.emplace_back(
       "peak",
       fmt::format("{} = {} (dense; {})", as.peak_precision,

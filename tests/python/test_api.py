@@ -32,8 +32,12 @@ def test_listings():
     keys = {h["key"]: h for h in ridgeline.hardware()}
     assert "a100" in keys["a100-80gb-sxm"]["aliases"]
     assert keys["a100-80gb-sxm"]["peak_flops_per_s"]["fp16"] == 312e12
-    names = [m["name"] for m in ridgeline.zoo_models()]
-    assert "resnet50" in names
+    models = {m["name"]: m for m in ridgeline.zoo_models()}
+    assert "resnet50" in models
+    # Llama-3.1-8B's config.json: torch_dtype bfloat16; ResNet-50 keeps its
+    # fp32 graph.
+    assert models["llama-3.1-8b-decode"]["native_precision"] == "bf16"
+    assert models["resnet50"]["native_precision"] is None
     assert {"compiled", "eager", "mlsysim"} <= {
         r["key"] for r in ridgeline.runtimes()}
     assert ridgeline.zoo("ResNet50") == ridgeline.zoo("resnet50")

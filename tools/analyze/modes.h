@@ -73,6 +73,10 @@ absl::Status LoadModel(RunContext* ctx);
 // Imports the same model with the batch dim bound to `batch` (sweeps).
 absl::StatusOr<graph::Graph> LoadModelAtBatch(const RunContext& ctx,
                                               int64_t batch);
+// The analysis options of the run: the flags' (options->analyze), and for a
+// --zoo entry run without --precision, the entry's native precision (the
+// published checkpoint's dtype; the stored graph is fp32).
+engine::AnalyzeOptions RunAnalyzeOptions(const RunContext& ctx);
 
 // whole_model_mode.cc -------------------------------------------------------
 // The estimate options: lumped, or mlsysim's with --mlsysim.

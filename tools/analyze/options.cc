@@ -307,7 +307,8 @@ constexpr Flag kFlags[] = {
     {"--precision", "P",
      "re-price floating tensors at P and use P's peak: fp32|tf32|fp16|bf16|"
      "int8|int4 every one, fp8 the weights and the KV cache (activations "
-     "stay 16-bit, as LLM runtimes run FP8) (default: the model's dtypes)",
+     "stay 16-bit, as LLM runtimes run FP8) (default: the model's dtypes; "
+     "a --zoo LLM: its published checkpoint's dtype, see --list-zoo)",
      ApplyPrecision},
     {"--flops-per-mac", "1|2",
      "FLOPs counted per multiply-accumulate (default 2, the vendors' "

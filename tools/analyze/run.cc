@@ -280,7 +280,7 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err,
     Warn(ctx, fmt::format("{}: {}", ctx.model_name, w));
   }
 
-  ctx.analyze = options.analyze;
+  ctx.analyze = RunAnalyzeOptions(ctx);
   ctx.analyze.runtime = &ctx.runtime;
   ctx.analyze.batch = GraphBatch(ctx);
   // Sharded with --tp/--pp/--ep: planned so that no kernel spans a

@@ -97,6 +97,18 @@ absl::Status LoadModel(RunContext* ctx) {
   return absl::OkStatus();
 }
 
+engine::AnalyzeOptions RunAnalyzeOptions(const RunContext& ctx) {
+  engine::AnalyzeOptions a = ctx.options->analyze;
+  if (ctx.zoo_entry && a.precision.empty() &&
+      !ctx.zoo_entry->native_precision.empty()) {
+    a.precision = ctx.zoo_entry->native_precision;
+    a.precision_source =
+        fmt::format("the zoo entry's native dtype ({}; --precision overrides)",
+                    ctx.zoo_entry->native_precision_source);
+  }
+  return a;
+}
+
 absl::StatusOr<graph::Graph> LoadModelAtBatch(const RunContext& ctx,
                                               int64_t batch) {
   if (!ctx.graph.batch.symbolic()) {

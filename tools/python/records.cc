@@ -39,6 +39,10 @@ absl::StatusOr<py::list> ZooList() {
     py::dict dims;
     for (const auto& [k, v] : e.default_dims) dims[py::str(k)] = v;
     d["default_dims"] = std::move(dims);
+    // None: the stored graph's own dtypes.
+    d["native_precision"] = e.native_precision.empty()
+                                ? py::object(py::none())
+                                : py::object(py::str(e.native_precision));
     d["source"] = e.source;
     out.append(std::move(d));
   }

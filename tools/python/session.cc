@@ -82,7 +82,7 @@ absl::Status Session::Load() {
     tools::analyze::Warn(ctx_, fmt::format("{}: {}", ctx_.model_name, w));
   }
 
-  ctx_.analyze = options_.analyze;
+  ctx_.analyze = tools::analyze::RunAnalyzeOptions(ctx_);
   ctx_.analyze.runtime = &ctx_.runtime;
   ctx_.analyze.batch = GraphBatch(ctx_);
   absl::StatusOr<engine::Analysis> analysis =

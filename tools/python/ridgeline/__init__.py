@@ -99,7 +99,9 @@ def zoo(name):
 
 def zoo_models():
     """The built-in models: dicts with name, description, params,
-    default_dims, source (the CLI's --list-zoo)."""
+    default_dims, native_precision (the published checkpoint's dtype an
+    analysis uses without precision=; None: the graph's own dtypes), source
+    (the CLI's --list-zoo)."""
     return _core.zoo_models()
 
 
