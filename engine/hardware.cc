@@ -52,23 +52,15 @@ absl::StatusOr<std::string> RequiredString(const Json& j,
 // A number that must be finite and > 0 (or >= 0 when `allow_zero`).
 absl::StatusOr<double> NumberValue(const Json& v, std::string_view origin,
                                    std::string_view field, bool allow_zero) {
-  if (!v.is_number()) {
+  absl::StatusOr<double> x = JsonNumber(v, origin, field);
+  if (!x.ok()) return x.status();
+  if (!std::isfinite(*x) || *x < 0 || (!allow_zero && *x == 0)) {
     return FieldError(
         origin, field,
-        fmt::format(
-            "must be a number (got {})",
-            v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+        fmt::format("must be a {} finite number (got {})",
+                    allow_zero ? "non-negative" : "positive", JsonForError(v)));
   }
-  const double x = v.get<double>();
-  if (!std::isfinite(x) || x < 0 || (!allow_zero && x == 0)) {
-    return FieldError(
-        origin, field,
-        fmt::format(
-            "must be a {} finite number (got {})",
-            allow_zero ? "non-negative" : "positive",
-            v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
-  }
-  return x;
+  return *x;
 }
 
 absl::StatusOr<double> RequiredNumber(const Json& j, std::string_view origin,

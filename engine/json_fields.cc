@@ -60,6 +60,21 @@ absl::StatusOr<int64_t> WholeNumberField(double x, int64_t min, int64_t max,
   return static_cast<int64_t>(x);
 }
 
+std::string JsonForError(const nlohmann::json& v) {
+  return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+absl::StatusOr<double> JsonNumber(const nlohmann::json& v,
+                                  std::string_view origin,
+                                  std::string_view field) {
+  if (!v.is_number()) {
+    return FieldError(
+        origin, field,
+        fmt::format("must be a number (got {})", JsonForError(v)));
+  }
+  return v.get<double>();
+}
+
 std::string LowerAscii(std::string_view s) {
   std::string out(s);
   for (char& c : out) {

@@ -34,6 +34,15 @@ absl::StatusOr<int64_t> WholeNumberField(double x, int64_t min, int64_t max,
                                          std::string_view field,
                                          std::string_view what);
 
+// `v` as a number; else FieldError "must be a number (got <v>)" with the
+// value as JSON (invalid UTF-8 replaced). Callers check its range.
+absl::StatusOr<double> JsonNumber(const nlohmann::json& v,
+                                  std::string_view origin,
+                                  std::string_view field);
+
+// `v` as JSON text for an error message (invalid UTF-8 replaced).
+std::string JsonForError(const nlohmann::json& v);
+
 // ASCII lower case.
 std::string LowerAscii(std::string_view s);
 

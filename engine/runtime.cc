@@ -18,19 +18,13 @@ using Json = nlohmann::json;
 
 absl::StatusOr<double> Number(const Json& v, std::string_view origin,
                               std::string_view field, double max) {
-  if (!v.is_number()) {
-    return FieldError(
-        origin, field,
-        fmt::format(
-            "must be a number (got {})",
-            v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
-  }
-  const double x = v.get<double>();
-  if (!std::isfinite(x) || x < 0 || x > max) {
+  absl::StatusOr<double> x = JsonNumber(v, origin, field);
+  if (!x.ok()) return x.status();
+  if (!std::isfinite(*x) || *x < 0 || *x > max) {
     return FieldError(origin, field,
-                      fmt::format("must be in [0, {}] (got {})", max, x));
+                      fmt::format("must be in [0, {}] (got {})", max, *x));
   }
-  return x;
+  return *x;
 }
 
 absl::StatusOr<bool> Bool(const Json& v, std::string_view origin,

@@ -1,11 +1,11 @@
 #include "zoo/catalog.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <string>
 
 #include "absl/strings/str_join.h"
+#include "engine/json_fields.h"
 #include "engine/precision.h"
 #include "engine/report/text_table.h"
 #include "engine/report/units.h"
@@ -14,14 +14,6 @@
 
 namespace ridgeline::zoo {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() &&
@@ -222,21 +214,22 @@ absl::StatusOr<std::vector<ModelEntry>> ModelCatalog() {
 
 absl::StatusOr<ModelEntry> FindModel(const std::vector<ModelEntry>& catalog,
                                      std::string_view name) {
-  const std::string wanted = Lower(name);
+  const std::string wanted = engine::LowerAscii(name);
   std::vector<std::string> names;
   for (const ModelEntry& e : catalog) {
-    if (Lower(e.name) == wanted) return e;
+    if (engine::LowerAscii(e.name) == wanted) return e;
     names.push_back(e.name);
   }
   return NoSuchModel(name, names);
 }
 
 absl::StatusOr<ModelEntry> FindZooModel(std::string_view name) {
-  const std::string wanted = Lower(name);
+  const std::string wanted = engine::LowerAscii(name);
   std::vector<std::string> names;
   const std::vector<EmbeddedFile> files = Files(kModelsPrefix);
   for (const auto& [entry_name, pair] : PairFiles(files)) {
-    if (Lower(entry_name) == wanted) return ParseEntry(entry_name, pair);
+    if (engine::LowerAscii(entry_name) == wanted)
+      return ParseEntry(entry_name, pair);
     names.push_back(entry_name);
   }
   return NoSuchModel(name, names);
