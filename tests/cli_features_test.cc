@@ -74,6 +74,31 @@ TEST(CliFeatures, ZooLlamaDefaultsToItsCheckpointPrecision) {
   EXPECT_TRUE(cnn["assumptions"]["precision_source"].is_null());
 }
 
+TEST(CliFeatures, ListZooFormats) {
+  const Result json = RunCli({"--list-zoo", "--format", "json"});
+  ASSERT_EQ(json.code, 0) << json.err;
+  const nlohmann::json list = nlohmann::json::parse(json.out);
+  ASSERT_EQ(list.size(), 18u);
+  const nlohmann::json& first = list[0];  // sorted by name
+  EXPECT_EQ(first["name"], "bert-base");
+  EXPECT_TRUE(first["native_precision"].is_null());
+  bool found = false;
+  for (const nlohmann::json& e : list) {
+    if (e["name"] != "llama-2-7b-decode") continue;
+    found = true;
+    EXPECT_EQ(e["native_precision"], "fp16");
+    EXPECT_EQ(e["params"], 6738415616);  // Llama-2-7b-hf's config.json
+    EXPECT_EQ(e["default_dims"]["past_sequence"], 2048);
+  }
+  EXPECT_TRUE(found);
+  const Result md = RunCli({"--list-zoo", "--format", "md"});
+  ASSERT_EQ(md.code, 0) << md.err;
+  EXPECT_TRUE(Contains(md.out, "| name | params | precision |")) << md.out;
+  const Result csv = RunCli({"--list-zoo", "--format", "csv"});
+  ASSERT_EQ(csv.code, 0) << csv.err;
+  EXPECT_TRUE(Contains(csv.out, "name,params,precision,")) << csv.out;
+}
+
 TEST(CliFeatures, ListZooTakesNoModel) {
   EXPECT_EQ(RunCli({"--list-zoo", "m.onnx"}).code, 1);
 }

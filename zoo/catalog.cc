@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "engine/json_fields.h"
 #include "engine/precision.h"
+#include "engine/report/hardware_list.h"
 #include "engine/report/text_table.h"
 #include "engine/report/units.h"
 #include "fmt/format.h"
@@ -261,14 +262,14 @@ engine::WholeModelOptions MlsysimOptions(
   return o;
 }
 
-std::string FormatModelList(const std::vector<ModelEntry>& catalog,
-                            size_t max_width) {
+namespace {
+
+engine::report::TextTable ModelTable(const std::vector<ModelEntry>& catalog) {
   engine::report::TextTable table;
   table.headers = {"name", "params", "precision", "default dims",
                    "description"};
   table.right_align = {false, true, false, false, false};
   table.keep = {true, false, true, true, false};  // --zoo NAME; values
-  table.max_width = max_width;
   for (const ModelEntry& e : catalog) {
     std::vector<std::string> dims;
     for (const auto& [k, v] : e.default_dims) {
@@ -279,6 +280,15 @@ std::string FormatModelList(const std::vector<ModelEntry>& catalog,
          e.native_precision.empty() ? "graph" : e.native_precision,
          absl::StrJoin(dims, " "), e.description});
   }
+  return table;
+}
+
+}  // namespace
+
+std::string FormatModelList(const std::vector<ModelEntry>& catalog,
+                            size_t max_width) {
+  engine::report::TextTable table = ModelTable(catalog);
+  table.max_width = max_width;
   std::string out = engine::report::RenderText(table);
   out += fmt::format(
       "{} models; params are the elements of each graph's initializers; "
@@ -288,6 +298,38 @@ std::string FormatModelList(const std::vector<ModelEntry>& catalog,
       "rebind its dims.\n",
       catalog.size());
   return out;
+}
+
+nlohmann::ordered_json ModelEntryJson(const ModelEntry& e) {
+  nlohmann::ordered_json j;
+  j["name"] = e.name;
+  j["description"] = e.description;
+  j["params"] = e.params;
+  j["native_precision"] = e.native_precision.empty()
+                              ? nlohmann::ordered_json(nullptr)
+                              : nlohmann::ordered_json(e.native_precision);
+  j["native_precision_source"] =
+      e.native_precision_source.empty()
+          ? nlohmann::ordered_json(nullptr)
+          : nlohmann::ordered_json(e.native_precision_source);
+  nlohmann::ordered_json dims = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : e.default_dims) dims[k] = v;
+  j["default_dims"] = std::move(dims);
+  j["source"] = e.source;
+  return j;
+}
+
+void WriteModelList(const std::vector<ModelEntry>& catalog,
+                    engine::report::Format format, std::ostream& out,
+                    size_t max_width) {
+  if (format == engine::report::Format::kTable) {
+    out << FormatModelList(catalog, max_width);
+    return;
+  }
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const ModelEntry& e : catalog) list.push_back(ModelEntryJson(e));
+  engine::report::WriteCatalogList(format, list, ModelTable(catalog), "",
+                                   max_width, out);
 }
 
 }  // namespace ridgeline::zoo

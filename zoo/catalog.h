@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,8 +23,10 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "engine/report/report.h"
 #include "engine/report/text_table.h"
 #include "engine/whole_model.h"
+#include "nlohmann/json.hpp"
 #include "zoo/zoo.h"
 
 namespace ridgeline::zoo {
@@ -92,10 +95,23 @@ engine::WholeModelOptions MlsysimOptions(
     const ModelEntry& entry,
     const absl::flat_hash_map<std::string, int64_t>& dims);
 
-// The `--list-zoo` table: name, parameters, default dims, description; at
-// most `max_width` columns wide (engine::report::TextTable::max_width).
+// The `--list-zoo` table: name, parameters, native precision, default
+// dims, description; at most `max_width` columns wide
+// (engine::report::TextTable::max_width).
 std::string FormatModelList(const std::vector<ModelEntry>& catalog,
                             size_t max_width = engine::report::kMaxTableWidth);
+
+// One entry as `--list-zoo --format json` and the Python package's
+// zoo_models() show it: name, description, params, native_precision and
+// native_precision_source (null: the graph's own dtypes), default_dims,
+// source.
+nlohmann::ordered_json ModelEntryJson(const ModelEntry& entry);
+
+// `--list-zoo` in `format`: the table (FormatModelList), csv/md of the
+// same columns, or the JSON array of ModelEntryJson.
+void WriteModelList(const std::vector<ModelEntry>& catalog,
+                    engine::report::Format format, std::ostream& out,
+                    size_t max_width = engine::report::kMaxTableWidth);
 
 }  // namespace ridgeline::zoo
 

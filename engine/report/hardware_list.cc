@@ -92,11 +92,11 @@ TextTable BuildRuntimeTable(const std::vector<Runtime>& runtimes) {
   return t;
 }
 
-// A catalog listing in `format`: the JSON array, or the table under its
-// title.
-void WriteList(Format format, const nlohmann::ordered_json& json,
-               TextTable table, std::string_view title, size_t max_width,
-               std::ostream& out) {
+}  // namespace
+
+void WriteCatalogList(Format format, const nlohmann::ordered_json& json,
+                      TextTable table, std::string_view title, size_t max_width,
+                      std::ostream& out) {
   switch (format) {
     case Format::kJson:
       fmt::print(
@@ -115,8 +115,6 @@ void WriteList(Format format, const nlohmann::ordered_json& json,
       return;
   }
 }
-
-}  // namespace
 
 nlohmann::ordered_json HardwareJson(const Hardware& hw) {
   nlohmann::ordered_json j;
@@ -227,10 +225,11 @@ void WriteRuntimeList(const std::vector<Runtime>& runtimes, Format format,
     j["sources"] = sources;
     list.push_back(std::move(j));
   }
-  WriteList(format, list, BuildRuntimeTable(runtimes),
-            "Runtime profiles (zoo/runtimes/*.json; sources with --format "
-            "json)",
-            max_width, out);
+  WriteCatalogList(
+      format, list, BuildRuntimeTable(runtimes),
+      "Runtime profiles (zoo/runtimes/*.json; sources with --format "
+      "json)",
+      max_width, out);
 }
 
 void WriteHardwareList(const std::vector<Hardware>& devices, Format format,
@@ -239,11 +238,11 @@ void WriteHardwareList(const std::vector<Hardware>& devices, Format format,
   for (const Hardware& hw : devices) {
     list.push_back(HardwareJson(hw));
   }
-  WriteList(format, list, BuildTable(devices),
-            "Hardware zoo: dense peaks (no sparsity), memory bandwidth, "
-            "capacity, TDP and dispatch tax; sources in each entry "
-            "(--format json)",
-            max_width, out);
+  WriteCatalogList(format, list, BuildTable(devices),
+                   "Hardware zoo: dense peaks (no sparsity), memory bandwidth, "
+                   "capacity, TDP and dispatch tax; sources in each entry "
+                   "(--format json)",
+                   max_width, out);
 }
 
 }  // namespace ridgeline::engine::report

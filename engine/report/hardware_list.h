@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <ostream>
+#include <string_view>
 #include <vector>
 
 #include "engine/hardware.h"
@@ -14,6 +15,13 @@
 #include "nlohmann/json.hpp"
 
 namespace ridgeline::engine::report {
+
+// A catalog listing (devices, runtimes, the model zoo) in `format`: JSON,
+// the array `json`; csv/md, `table`; a text table, `title`, a blank line
+// and `table` at most `max_width` columns wide.
+void WriteCatalogList(Format format, const nlohmann::ordered_json& json,
+                      TextTable table, std::string_view title, size_t max_width,
+                      std::ostream& out);
 
 // One device in the hardware file format (what ParseHardwareJson reads;
 // HardwareToJson is its text): the entries of `--list-hw --format json` and

@@ -43,6 +43,11 @@ def test_listings():
     assert ridgeline.zoo("ResNet50") == ridgeline.zoo("resnet50")
 
 
+def test_zoo_records_are_the_cli_listing(cli_json):
+    # One writer (zoo::ModelEntryJson): --list-zoo --format json.
+    assert ridgeline.zoo_models() == cli_json("--list-zoo")
+
+
 def test_hardware_records_are_the_cli_listing(cli_json):
     # One writer (engine::report::HardwareJson): the records are the entries
     # of --list-hw --format json, field for field and in the same order.

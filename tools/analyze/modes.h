@@ -17,6 +17,7 @@
 #include "engine/analysis.h"
 #include "engine/hardware.h"
 #include "engine/report/html.h"
+#include "engine/report/report.h"
 #include "engine/report/text_table.h"
 #include "engine/whole_model.h"
 #include "graph/graph.h"
@@ -65,8 +66,10 @@ void Warn(const RunContext& ctx, const std::string& text);
 absl::Status SelectRuntime(RunContext* ctx);
 
 // zoo_mode.cc ---------------------------------------------------------------
-// --list-zoo: the zoo table, at most `max_width` columns wide.
-absl::StatusOr<std::string> ListZoo(size_t max_width);
+// --list-zoo in `format` (zoo::WriteModelList): the table at most
+// `max_width` columns wide, csv, md or the JSON array.
+absl::StatusOr<std::string> ListZoo(engine::report::Format format,
+                                    size_t max_width);
 // Imports the model (a file, or the --zoo entry with its dims) into
 // ctx->graph and sets ctx->model_name / ctx->zoo_entry; errors name it.
 absl::Status LoadModel(RunContext* ctx);

@@ -359,7 +359,8 @@ constexpr Flag kFlags[] = {
        return absl::OkStatus();
      },
      "--output"},
-    {"--list-zoo", "", "print the built-in model zoo and exit",
+    {"--list-zoo", "",
+     "print the built-in model zoo (with --format: json, md, csv) and exit",
      [](Options& o, std::string_view) { return SetSwitch(&o.list_zoo); }},
     {"--zoo", "NAME",
      "analyze a built-in model (see --list-zoo) instead of MODEL.onnx; its "

@@ -223,7 +223,8 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err,
     return finish();
   }
   if (options.list_zoo) {
-    absl::StatusOr<std::string> list = ListZoo(TableWidth(options, out));
+    absl::StatusOr<std::string> list =
+        ListZoo(options.format, TableWidth(options, out));
     if (!list.ok()) return Fail(err, MessageOf(list.status()));
     if (!open_output()) return Fail(err, cannot_open);
     fmt::print(*sink, "{}", *list);

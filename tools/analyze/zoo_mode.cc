@@ -1,5 +1,6 @@
 // analyze --list-zoo and --zoo NAME: built-in models, imported exactly like
 // a file (display name "zoo:NAME") with the entry's default dims.
+#include <sstream>
 #include <string>
 
 #include "engine/sweep.h"
@@ -72,10 +73,13 @@ absl::StatusOr<graph::Graph> Import(const RunContext& ctx,
 
 }  // namespace
 
-absl::StatusOr<std::string> ListZoo(size_t max_width) {
+absl::StatusOr<std::string> ListZoo(engine::report::Format format,
+                                    size_t max_width) {
   absl::StatusOr<std::vector<zoo::ModelEntry>> catalog = zoo::ModelCatalog();
   if (!catalog.ok()) return catalog.status();
-  return zoo::FormatModelList(*catalog, max_width);
+  std::ostringstream out;
+  zoo::WriteModelList(*catalog, format, out, max_width);
+  return out.str();
 }
 
 absl::Status LoadModel(RunContext* ctx) {

@@ -32,19 +32,7 @@ absl::StatusOr<py::list> ZooList() {
   if (!all.ok()) return all.status();
   py::list out;
   for (const zoo::ModelEntry& e : *all) {
-    py::dict d;
-    d["name"] = e.name;
-    d["description"] = e.description;
-    d["params"] = e.params;
-    py::dict dims;
-    for (const auto& [k, v] : e.default_dims) dims[py::str(k)] = v;
-    d["default_dims"] = std::move(dims);
-    // None: the stored graph's own dtypes.
-    d["native_precision"] = e.native_precision.empty()
-                                ? py::object(py::none())
-                                : py::object(py::str(e.native_precision));
-    d["source"] = e.source;
-    out.append(std::move(d));
+    out.append(ToPython(zoo::ModelEntryJson(e)));
   }
   return out;
 }

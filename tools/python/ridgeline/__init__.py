@@ -99,9 +99,10 @@ def zoo(name):
 
 def zoo_models():
     """The built-in models: dicts with name, description, params,
-    default_dims, native_precision (the published checkpoint's dtype an
-    analysis uses without precision=; None: the graph's own dtypes), source
-    (the CLI's --list-zoo)."""
+    native_precision (the published checkpoint's dtype an analysis uses
+    without precision=; None: the graph's own dtypes) and
+    native_precision_source, default_dims, source: the entries of the CLI's
+    --list-zoo --format json."""
     return _core.zoo_models()
 
 
