@@ -200,31 +200,35 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw) {
   return j;
 }
 
+nlohmann::ordered_json RuntimeJson(const Runtime& r) {
+  nlohmann::ordered_json j;
+  j["key"] = r.key;
+  j["name"] = r.name;
+  j["aliases"] = r.aliases;
+  j["device"] = r.device;
+  j["summary"] = r.summary;
+  j["fusion"] = FusionKindsName(r.fusion);
+  j["fuse_sibling_gemms"] = r.fuse_sibling_gemms;
+  j["kv_append_in_place"] = r.kv_append_in_place;
+  j["host_shape_ops"] = r.host_shape_ops;
+  j["efficiency_model"] = r.size_aware ? "size-aware" : "flat";
+  j["launch_model"] = LaunchModel(r);
+  if (r.custom_all_reduce) {
+    j["custom_all_reduce"] = {
+        {"one_shot_max_bytes", r.custom_all_reduce->one_shot_max_bytes},
+        {"two_shot_max_bytes", r.custom_all_reduce->two_shot_max_bytes},
+        {"latency_s", r.custom_all_reduce->latency_s}};
+  }
+  nlohmann::ordered_json sources = nlohmann::ordered_json::object();
+  for (const auto& [field, citation] : r.sources) sources[field] = citation;
+  j["sources"] = sources;
+  return j;
+}
+
 void WriteRuntimeList(const std::vector<Runtime>& runtimes, Format format,
                       std::ostream& out, size_t max_width) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const Runtime& r : runtimes) {
-    nlohmann::ordered_json j;
-    j["key"] = r.key;
-    j["name"] = r.name;
-    j["device"] = r.device;
-    j["fusion"] = FusionKindsName(r.fusion);
-    j["fuse_sibling_gemms"] = r.fuse_sibling_gemms;
-    j["kv_append_in_place"] = r.kv_append_in_place;
-    j["host_shape_ops"] = r.host_shape_ops;
-    j["efficiency_model"] = r.size_aware ? "size-aware" : "flat";
-    j["launch_model"] = LaunchModel(r);
-    if (r.custom_all_reduce) {
-      j["custom_all_reduce"] = {
-          {"one_shot_max_bytes", r.custom_all_reduce->one_shot_max_bytes},
-          {"two_shot_max_bytes", r.custom_all_reduce->two_shot_max_bytes},
-          {"latency_s", r.custom_all_reduce->latency_s}};
-    }
-    nlohmann::ordered_json sources = nlohmann::ordered_json::object();
-    for (const auto& [field, citation] : r.sources) sources[field] = citation;
-    j["sources"] = sources;
-    list.push_back(std::move(j));
-  }
+  for (const Runtime& r : runtimes) list.push_back(RuntimeJson(r));
   WriteCatalogList(
       format, list, BuildRuntimeTable(runtimes),
       "Runtime profiles (zoo/runtimes/*.json; sources with --format "

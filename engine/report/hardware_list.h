@@ -35,6 +35,13 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw);
 void WriteHardwareList(const std::vector<Hardware>& devices, Format format,
                        std::ostream& out, size_t max_width = kMaxTableWidth);
 
+// One runtime profile as `--list-runtimes --format json` and the Python
+// package's runtimes() show it: key, name, aliases, device, summary, how it
+// maps the graph to kernels (fusion, fuse_sibling_gemms, kv_append_in_place,
+// host_shape_ops), efficiency_model, launch_model, custom_all_reduce (when
+// it has one) and the sources of its constants.
+nlohmann::ordered_json RuntimeJson(const Runtime& runtime);
+
 // `analyze --list-runtimes`: one row per runtime profile (key, device,
 // fusions, KV append, launch model, efficiency model, summary). JSON: an
 // array of {key, name, device, fusion, ..., sources}.

@@ -48,6 +48,15 @@ def test_zoo_records_are_the_cli_listing(cli_json):
     assert ridgeline.zoo_models() == cli_json("--list-zoo")
 
 
+def test_runtime_records_are_the_cli_listing(cli_json):
+    # One writer (engine::report::RuntimeJson): --list-runtimes --format json.
+    records = ridgeline.runtimes()
+    assert records == cli_json("--list-runtimes")
+    compiled = {r["key"]: r for r in records}["compiled"]
+    assert compiled["device"] == "gpu"
+    assert compiled["summary"]
+
+
 def test_hardware_records_are_the_cli_listing(cli_json):
     # One writer (engine::report::HardwareJson): the records are the entries
     # of --list-hw --format json, field for field and in the same order.

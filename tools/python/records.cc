@@ -42,13 +42,7 @@ absl::StatusOr<py::list> RuntimeList() {
   if (!all.ok()) return all.status();
   py::list out;
   for (const engine::Runtime& r : *all) {
-    py::dict d;
-    d["key"] = r.key;
-    d["name"] = r.name;
-    d["aliases"] = r.aliases;
-    d["device"] = r.device;
-    d["summary"] = r.summary;
-    out.append(std::move(d));
+    out.append(ToPython(engine::report::RuntimeJson(r)));
   }
   return out;
 }

@@ -115,5 +115,7 @@ def hardware():
 
 def runtimes():
     """The built-in runtime profiles: dicts with key, name, aliases, device,
-    summary (--list-runtimes)."""
+    summary, fusion, fuse_sibling_gemms, kv_append_in_place, host_shape_ops,
+    efficiency_model, launch_model, custom_all_reduce (when set), sources:
+    the entries of the CLI's --list-runtimes --format json."""
     return _core.runtimes()
