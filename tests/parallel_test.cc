@@ -1302,6 +1302,26 @@ TEST(ParallelCli, ServeWithTensorParallel) {
   EXPECT_LT(b["ttft_s"].get<double>(), a["ttft_s"].get<double>());
 }
 
+// A sharded model must fit one GPU's share, not the whole: Llama-3.1-405B
+// in bf16 (its checkpoint's dtype) is 405.9 G parameters x 2 B = 812 GB,
+// far over an H100's 80 GiB, but 1/16 of it (about 51 GB, plus the
+// replicated embedding on the first stage) fits each of 16 GPUs. The text
+// summary says both, per GPU first.
+TEST(ParallelCli, FitsInMemoryIsPerGpuWhenSharded) {
+  CliRun r =
+      RunAnalyze("--zoo llama-3.1-405b-decode --hw h100 --tp 8 --pp 2 --top 1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_THAT(r.out,
+              ::testing::HasSubstr("fits in memory    yes on each of the 16 "
+                                   "GPUs: its weights "));
+  EXPECT_THAT(r.out, ::testing::HasSubstr("would not fit one"));
+  CliRun one = RunAnalyze("--zoo llama-3.1-8b-decode --hw h100 --top 1");
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_THAT(one.out,
+              ::testing::HasSubstr("fits in memory    yes: weights + peak "
+                                   "activations = "));
+}
+
 // Issue 14: Llama-3.1-70B decode on 8 H100s with --tp 8 under 100 ms, the
 // whole process. The bound here is generous (a shared, loaded 2-core test
 // machine; tests run in parallel); the README gives the measured figure.

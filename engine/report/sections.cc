@@ -105,13 +105,33 @@ Items SummaryItems(const Analysis& a) {
   items.emplace_back("peak activations",
                      fmt::format("{} (tensor lifetimes in topological order)",
                                  FormatSi(s.peak_activation_bytes, "B")));
-  items.emplace_back(
-      "fits in memory",
-      fmt::format("{}: weights + peak activations = {} of {} ({:.4g} GiB)",
-                  s.fits_in_memory ? "yes" : "NO",
-                  FormatSi(s.weight_bytes + s.peak_activation_bytes, "B"),
-                  FormatSi(a.hardware.memory_capacity_bytes, "B"),
-                  a.hardware.memory_capacity_bytes / (1024.0 * 1024 * 1024)));
+  const double capacity_gib =
+      a.hardware.memory_capacity_bytes / (1024.0 * 1024 * 1024);
+  if (s.parallel) {
+    // Sharded: what must fit is one GPU's share, not the whole model.
+    const ParallelSummary& p = *s.parallel;
+    items.emplace_back(
+        "fits in memory",
+        fmt::format(
+            "{} on each of the {} GPUs: its weights {} + peak activations {} "
+            "(unsharded, an upper bound) = {} of {} ({:.4g} GiB); the whole "
+            "model's {} {} one",
+            p.fits_in_memory_per_gpu ? "yes" : "NO", p.gpus,
+            FormatSi(p.weight_bytes_per_gpu, "B"),
+            FormatSi(s.peak_activation_bytes, "B"),
+            FormatSi(p.weight_bytes_per_gpu + s.peak_activation_bytes, "B"),
+            FormatSi(a.hardware.memory_capacity_bytes, "B"), capacity_gib,
+            FormatSi(s.weight_bytes + s.peak_activation_bytes, "B"),
+            s.fits_in_memory ? "would fit" : "would not fit"));
+  } else {
+    items.emplace_back(
+        "fits in memory",
+        fmt::format("{}: weights + peak activations = {} of {} ({:.4g} GiB)",
+                    s.fits_in_memory ? "yes" : "NO",
+                    FormatSi(s.weight_bytes + s.peak_activation_bytes, "B"),
+                    FormatSi(a.hardware.memory_capacity_bytes, "B"),
+                    capacity_gib));
+  }
   if (s.parallel) {
     const ParallelSummary& p = *s.parallel;
     items.emplace_back(
