@@ -43,8 +43,8 @@ void WriteHardwareList(const std::vector<Hardware>& devices, Format format,
 nlohmann::ordered_json RuntimeJson(const Runtime& runtime);
 
 // `analyze --list-runtimes`: one row per runtime profile (key, device,
-// fusions, KV append, launch model, efficiency model, summary). JSON: an
-// array of {key, name, device, fusion, ..., sources}.
+// fusions, KV append, launch model, efficiency model, summary). JSON: the
+// array of RuntimeJson entries.
 void WriteRuntimeList(const std::vector<Runtime>& runtimes, Format format,
                       std::ostream& out, size_t max_width = kMaxTableWidth);
 
