@@ -229,8 +229,9 @@ absl::StatusOr<ModelEntry> FindZooModel(std::string_view name) {
   std::vector<std::string> names;
   const std::vector<EmbeddedFile> files = Files(kModelsPrefix);
   for (const auto& [entry_name, pair] : PairFiles(files)) {
-    if (engine::LowerAscii(entry_name) == wanted)
+    if (engine::LowerAscii(entry_name) == wanted) {
       return ParseEntry(entry_name, pair);
+    }
     names.push_back(entry_name);
   }
   return NoSuchModel(name, names);
