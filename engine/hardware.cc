@@ -276,8 +276,8 @@ absl::Status ParseMeasuredCollectives(const Json& v, std::string_view origin,
                   std::end(kMeasuredCollectiveOps),
                   op->get<std::string>()) == std::end(kMeasuredCollectiveOps)) {
       return FieldError(origin, field + ".op",
-                        "must be one of all_reduce, all_gather, "
-                        "reduce_scatter, all_to_all");
+                        fmt::format("must be one of {}",
+                                    fmt::join(kMeasuredCollectiveOps, ", ")));
     }
     m.op = op->get<std::string>();
     auto gpus = t.find("gpus");
