@@ -7,7 +7,7 @@ import warnings
 import pytest
 
 import ridgeline
-from conftest import fixture
+from conftest import ROOT, fixture
 
 # tests/fixtures/make_cli_fixtures.py, by hand: Conv 1*8*16*16*3*3*3 =
 # 55,296 MACs + Gemm 1*512*10 = 5,120 MACs; 5,386 parameters.
@@ -283,3 +283,79 @@ def test_bad_calls():
         ridgeline.analyze(ridgeline.zoo("resnet50"), hw=[])
     with pytest.raises(ValueError):
         ridgeline.what_if(ridgeline.zoo("resnet50"), weights="int3")
+
+
+LLAMA2_7B_SERVE = ["--zoo", "llama-2-7b-decode", "--hw", "a100", "--serve",
+                   "--prompt", "128", "--generate", "16", "--concurrency",
+                   "4", "--tp", "2"]
+
+
+def test_serve_equals_the_clis(cli, cli_json):
+    s = ridgeline.serve(ridgeline.zoo("llama-2-7b-decode"), hw="a100",
+                        prompt=128, generate=16, concurrency=4, tp=2)
+    doc = cli_json(*LLAMA2_7B_SERVE)
+    # The "serve" section and the whole document, exactly.
+    assert s.data == doc["serve"]
+    assert s.report.to_dict() == doc
+    assert s.ttft_s == doc["serve"]["ttft_s"]
+    assert s.tpot_s == doc["serve"]["tpot_s"]
+    assert s.max_concurrency == doc["serve"]["max_concurrency"]
+    assert s.search is None
+    # KV cache per token by hand: K and V x 32 layers x 32 KV heads x 128
+    # head dim x 2 bytes (fp16, Llama-2-7B's checkpoint dtype) = 512 KiB.
+    assert s.kv_bytes_per_token == 2 * 32 * 32 * 128 * 2
+    # Request latency = TTFT + the 15 decode steps after the first token.
+    assert s.request_latency_s == pytest.approx(s.ttft_s + 15 * s.tpot_s,
+                                                rel=1e-9)
+    assert s.tpot_by_context[0]["context"] == 128
+    assert list(s.to_dict()) == list(doc["serve"])
+    assert s.report.gpus == 2 and s.report.parallel["tp"] == 2
+    rc, text, _ = cli(*LLAMA2_7B_SERVE)
+    assert rc == 0 and str(s) in text and str(s).lstrip().startswith(
+        "Serving: prompt 128 tokens")
+    assert "TTFT" in repr(s)
+    with pytest.raises(AttributeError):
+        s.no_such_field  # noqa: B018
+
+
+def test_serve_file_search_and_errors(cli, cli_json):
+    # An ONNX decoder file with past-KV inputs (the zoo's own export), the
+    # past-length dim found from the graph; Llama-3.1-8B's KV cache per
+    # token at bf16: 2 x 32 layers x 8 KV heads x 128 x 2 bytes = 128 KiB.
+    path = os.path.join(ROOT, "zoo", "models", "llama-3.1-8b-decode.onnx")
+    s = ridgeline.serve(path, hw="h100", prompt=64, generate=4,
+                        precision="bf16")
+    assert s.kv_bytes_per_token == 2 * 32 * 8 * 128 * 2
+    assert s.data == cli_json(path, "--hw", "h100", "--serve", "--prompt",
+                              "64", "--generate", "4", "--precision",
+                              "bf16")["serve"]
+    # --search: the same Pareto set and cheapest configuration as the CLI.
+    flags = ["--zoo", "llama-2-7b-decode", "--hw", "h100", "--serve",
+             "--prompt", "128", "--generate", "8", "--search", "--ttft-max",
+             "0.1", "--tpot-max", "0.02"]
+    found = ridgeline.serve(ridgeline.zoo("llama-2-7b-decode"), hw="h100",
+                            prompt=128, generate=8, search=True,
+                            ttft_max=0.1, tpot_max=0.02)
+    assert found.search == cli_json(*flags)["search"]
+    assert found.search["best"] is not None
+    with pytest.raises(ValueError, match="prompt= and generate="):
+        ridgeline.serve(ridgeline.zoo("llama-2-7b-decode"), prompt=128)
+    with pytest.raises(ValueError) as e:
+        ridgeline.serve(ridgeline.zoo("resnet50"), hw="h100", prompt=8,
+                        generate=2)
+    assert str(e.value) == cli_message(cli, "--zoo", "resnet50", "--hw",
+                                       "h100", "--serve", "--prompt", "8",
+                                       "--generate", "2")
+
+
+def test_tensor_parallel_analysis_equals_the_clis(cli_json):
+    r = ridgeline.analyze(ridgeline.zoo("llama-3.1-70b-decode"), hw="h100",
+                          tp=8)
+    doc = cli_json("--zoo", "llama-3.1-70b-decode", "--hw", "h100", "--tp",
+                   "8")
+    assert r.to_dict() == doc
+    assert r.gpus == 8 and r.parallel == doc["summary"]["parallel"]
+    assert r.latency_s == doc["summary"]["latency_s"]
+    assert ridgeline.analyze(ridgeline.zoo("resnet50")).parallel is None
+    with pytest.raises(ValueError, match="--tp"):
+        ridgeline.analyze(ridgeline.zoo("llama-3.1-8b-decode"), tp=3)

@@ -17,8 +17,10 @@
 #include "engine/analysis.h"
 #include "engine/hardware.h"
 #include "engine/report/html.h"
+#include "engine/report/json.h"
 #include "engine/report/report.h"
 #include "engine/report/text_table.h"
+#include "engine/sweep.h"
 #include "engine/whole_model.h"
 #include "graph/graph.h"
 #include "importers/onnx_importer.h"
@@ -64,6 +66,21 @@ void Warn(const RunContext& ctx, const std::string& text);
 // mlsysim with --mlsysim, else the default for ctx->hw (compiled on a GPU,
 // ort-cpu on a CPU). Errors name the unknown profile or bad file.
 absl::Status SelectRuntime(RunContext* ctx);
+// Imports the model (LoadModel) and warns the importer's warnings, each
+// prefixed with the model's name.
+absl::Status LoadRunModel(RunContext* ctx);
+// Analyzes ctx->graph as the options say (RunAnalyzeOptions, the batch the
+// importer settled, sharded with --tp/--pp/--ep) into ctx->analysis; warns
+// when --batch could not apply or layers were skipped. Errors name the
+// model.
+absl::Status AnalyzeRun(RunContext* ctx);
+// The feature modes' text sections after the report, in a fixed order
+// (empty without a mode).
+absl::StatusOr<std::string> ModeText(const RunContext& ctx);
+// The JSON report's additions: the modes' keys, and the run's warnings
+// (ctx.warnings) listed before the analysis' own.
+absl::StatusOr<engine::report::JsonExtras> ReportJsonExtras(
+    const RunContext& ctx);
 
 // zoo_mode.cc ---------------------------------------------------------------
 // --list-zoo in `format` (zoo::WriteModelList): the table at most
@@ -89,6 +106,11 @@ absl::Status AddWholeModelJson(const RunContext& ctx,
                                nlohmann::ordered_json* report);
 
 // sweep_mode.cc --------------------------------------------------------------
+// One sweep of the analyzed model: batch=LIST (re-imported per batch),
+// hw=A,B, or tp=|pp=|ep=LIST (sharded per width). concurrency=LIST is a
+// --serve sweep (ServeSweepText) and an error here.
+absl::StatusOr<engine::SweepResult> RunSweep(const RunContext& ctx,
+                                             const std::string& spec);
 absl::StatusOr<std::string> SweepText(const RunContext& ctx);
 absl::Status AddSweepJson(const RunContext& ctx,
                           nlohmann::ordered_json* report);

@@ -46,19 +46,6 @@ absl::Status OpenCatalog(const Options& o, zoo::HardwareLookup* catalog,
   return absl::OkStatus();
 }
 
-// The batch the importer settled (Graph::batch). Warns when --batch could
-// not be applied because the model has no symbolic batch dim.
-int64_t GraphBatch(const RunContext& ctx) {
-  const graph::Graph& g = ctx.graph;
-  const Options& o = *ctx.options;
-  if (o.batch && !g.batch.symbolic() && *o.batch != g.batch.value) {
-    Warn(ctx, fmt::format("--batch {} not applied: the model has no symbolic "
-                          "batch dim; throughput uses batch {}",
-                          *o.batch, g.batch.value));
-  }
-  return g.batch.value;
-}
-
 // The widest text-table line when the report goes to standard output:
 // $COLUMNS when it is a positive number (as ls and Python read it), else
 // the terminal's width when standard output is one; else 160 columns.
@@ -86,7 +73,8 @@ bool AnyMode(const Options& o) {
          o.what_if || !o.measured_path.empty() || o.serve;
 }
 
-// The text sections of the feature modes, in a fixed order.
+}  // namespace
+
 absl::StatusOr<std::string> ModeText(const RunContext& ctx) {
   const Options& o = *ctx.options;
   std::string text;
@@ -118,6 +106,8 @@ absl::StatusOr<std::string> ModeText(const RunContext& ctx) {
   return text;
 }
 
+namespace {
+
 // The feature modes' keys beside "summary".
 absl::Status AddModeJson(const RunContext& ctx,
                          nlohmann::ordered_json* report) {
@@ -145,8 +135,8 @@ absl::Status AddModeJson(const RunContext& ctx,
   return absl::OkStatus();
 }
 
-// The JSON report's additions: the modes' keys, and the run's own (stderr)
-// warnings listed before the analysis' own.
+}  // namespace
+
 absl::StatusOr<engine::report::JsonExtras> ReportJsonExtras(
     const RunContext& ctx) {
   engine::report::JsonExtras extras;
@@ -155,8 +145,6 @@ absl::StatusOr<engine::report::JsonExtras> ReportJsonExtras(
   extras.warnings_first = engine::report::CollapseRepeats(*ctx.warnings);
   return extras;
 }
-
-}  // namespace
 
 absl::Status SelectRuntime(RunContext* ctx) {
   const Options& o = *ctx->options;
@@ -168,6 +156,48 @@ absl::Status SelectRuntime(RunContext* ctx) {
   absl::StatusOr<engine::Runtime> runtime = zoo::ResolveRuntime(name);
   if (!runtime.ok()) return runtime.status();
   ctx->runtime = *std::move(runtime);
+  return absl::OkStatus();
+}
+
+absl::Status LoadRunModel(RunContext* ctx) {
+  if (absl::Status s = LoadModel(ctx); !s.ok()) return s;
+  for (const std::string& w : ctx->graph.warnings) {
+    Warn(*ctx, fmt::format("{}: {}", ctx->model_name, w));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status AnalyzeRun(RunContext* ctx) {
+  const Options& o = *ctx->options;
+  const graph::Graph& g = ctx->graph;
+  ctx->analyze = RunAnalyzeOptions(*ctx);
+  ctx->analyze.runtime = &ctx->runtime;
+  // The batch the importer settled (Graph::batch).
+  ctx->analyze.batch = g.batch.value;
+  if (o.batch && !g.batch.symbolic() && *o.batch != g.batch.value) {
+    Warn(*ctx, fmt::format("--batch {} not applied: the model has no symbolic "
+                           "batch dim; throughput uses batch {}",
+                           *o.batch, g.batch.value));
+  }
+  // Sharded with --tp/--pp/--ep: planned so that no kernel spans a
+  // collective, then split over the GPUs.
+  absl::StatusOr<engine::Analysis> analysis =
+      engine::AnalyzeSharded(g, ctx->hw, ctx->analyze, o.parallel);
+  if (!analysis.ok()) {
+    return absl::Status(
+        analysis.status().code(),
+        fmt::format("{}: {}", ctx->model_name, MessageOf(analysis.status())));
+  }
+  ctx->analysis = *std::move(analysis);
+  ctx->analysis.model = ctx->model_name;
+  const engine::Summary& s = ctx->analysis.summary;
+  if (!s.skipped_layers.empty() || !s.unknown_ops.empty()) {
+    Warn(*ctx, fmt::format("{}: {} layer(s) skipped (unresolved shapes or "
+                           "counting errors), {} op type(s) without a "
+                           "counter; see the report's warnings/summary",
+                           ctx->model_name, s.skipped_layers.size(),
+                           s.unknown_ops.size()));
+  }
   return absl::OkStatus();
 }
 
@@ -274,34 +304,11 @@ int RunAnalyze(const Options& options, std::ostream& out, std::ostream& err,
     return Fail(err, MessageOf(s));
   }
 
-  if (absl::Status s = LoadModel(&ctx); !s.ok()) {
+  if (absl::Status s = LoadRunModel(&ctx); !s.ok()) {
     return Fail(err, MessageOf(s));
   }
-  for (const std::string& w : ctx.graph.warnings) {
-    Warn(ctx, fmt::format("{}: {}", ctx.model_name, w));
-  }
-
-  ctx.analyze = RunAnalyzeOptions(ctx);
-  ctx.analyze.runtime = &ctx.runtime;
-  ctx.analyze.batch = GraphBatch(ctx);
-  // Sharded with --tp/--pp/--ep: planned so that no kernel spans a
-  // collective, then split over the GPUs.
-  absl::StatusOr<engine::Analysis> analysis =
-      engine::AnalyzeSharded(ctx.graph, ctx.hw, ctx.analyze, options.parallel);
-  if (!analysis.ok()) {
-    return Fail(err, fmt::format("{}: {}", ctx.model_name,
-                                 MessageOf(analysis.status())));
-  }
-  ctx.analysis = *std::move(analysis);
-  ctx.analysis.model = ctx.model_name;
-
-  const engine::Summary& s = ctx.analysis.summary;
-  if (!s.skipped_layers.empty() || !s.unknown_ops.empty()) {
-    Warn(ctx, fmt::format("{}: {} layer(s) skipped (unresolved shapes or "
-                          "counting errors), {} op type(s) without a counter; "
-                          "see the report's warnings/summary",
-                          ctx.model_name, s.skipped_layers.size(),
-                          s.unknown_ops.size()));
+  if (absl::Status s = AnalyzeRun(&ctx); !s.ok()) {
+    return Fail(err, MessageOf(s));
   }
 
   // Everything is computed before the output is opened: an error leaves no

@@ -12,12 +12,14 @@
 #include "tools/analyze/modes.h"
 
 namespace ridgeline::tools::analyze {
-namespace {
-
-absl::StatusOr<engine::SweepResult> RunSweep(const RunContext& ctx) {
-  absl::StatusOr<engine::SweepSpec> spec =
-      engine::ParseSweepSpec(ctx.options->sweep);
-  if (!spec.ok()) return spec.status();
+absl::StatusOr<engine::SweepResult> RunSweep(const RunContext& ctx,
+                                             const std::string& spec_text) {
+  absl::StatusOr<engine::SweepSpec> spec = engine::ParseSweepSpec(spec_text);
+  if (!spec.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("--sweep: invalid value '{}': {}", spec_text,
+                    MessageOf(spec.status())));
+  }
   engine::SweepOptions sweep;
   if (ctx.options->whole_model) sweep.whole_model = EstimateOptions(ctx);
 
@@ -57,6 +59,8 @@ absl::StatusOr<engine::SweepResult> RunSweep(const RunContext& ctx) {
   return engine::SweepHardware(ctx.analysis, ctx.analyze, devices, on, sweep);
 }
 
+namespace {
+
 // --sweep concurrency=LIST (with --serve), or nothing.
 std::optional<std::vector<int64_t>> ConcurrencySweep(const RunContext& ctx) {
   absl::StatusOr<engine::SweepSpec> spec =
@@ -73,7 +77,7 @@ absl::StatusOr<std::string> SweepText(const RunContext& ctx) {
   if (std::optional<std::vector<int64_t>> c = ConcurrencySweep(ctx)) {
     return ServeSweepText(ctx, *c);
   }
-  absl::StatusOr<engine::SweepResult> r = RunSweep(ctx);
+  absl::StatusOr<engine::SweepResult> r = RunSweep(ctx, ctx.options->sweep);
   if (!r.ok()) return r.status();
   return engine::FormatSweep(*r, ctx.table_width);
 }
@@ -83,7 +87,7 @@ absl::Status AddSweepJson(const RunContext& ctx,
   if (std::optional<std::vector<int64_t>> c = ConcurrencySweep(ctx)) {
     return AddServeSweepJson(ctx, *c, report);
   }
-  absl::StatusOr<engine::SweepResult> r = RunSweep(ctx);
+  absl::StatusOr<engine::SweepResult> r = RunSweep(ctx, ctx.options->sweep);
   if (!r.ok()) return r.status();
   (*report)["sweep"] = engine::SweepJson(*r);
   return absl::OkStatus();

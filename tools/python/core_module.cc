@@ -133,13 +133,22 @@ void DefineModule(py::module_& m) {
           "runtime", [](const Session& s) { return s.context().runtime.key; })
       .def_property_readonly(
           "warnings", [](const Session& s) { return Texts(s.warnings()); })
-      .def("document", [](const Session& s) { return ToPython(s.Document()); })
+      .def("document",
+           [](const Session& s) {
+             return ToPython(Unwrap(Released([&] { return s.Document(); })));
+           })
       .def(
           "to_json",
           [](const Session& s, int indent) {
-            return Text(Dump(s.Document(), indent) + "\n");
+            return Text(
+                Dump(Unwrap(Released([&] { return s.Document(); })), indent) +
+                "\n");
           },
           py::arg("indent") = 2)
+      .def("mode_text",
+           [](const Session& s) {
+             return Text(Unwrap(Released([&] { return s.ModeText(); })));
+           })
       .def("to_html",
            [](const Session& s) {
              return Text(Unwrap(Released(

@@ -1,5 +1,6 @@
 #include "tools/python/session.h"
 
+#include <sstream>
 #include <utility>
 
 #include "absl/strings/cord.h"
@@ -23,20 +24,6 @@ absl::Status AsModelError(const absl::Status& status) {
   absl::Status marked = status;
   marked.SetPayload(kModelErrorPayload, absl::Cord("1"));
   return marked;
-}
-
-// The batch the importer settled (Graph::batch), as the CLI's RunAnalyze
-// takes it (tools/analyze/run.cc), with the same warning.
-int64_t GraphBatch(const tools::analyze::RunContext& ctx) {
-  const graph::Graph& g = ctx.graph;
-  const Options& o = *ctx.options;
-  if (o.batch && !g.batch.symbolic() && *o.batch != g.batch.value) {
-    tools::analyze::Warn(
-        ctx, fmt::format("--batch {} not applied: the model has no symbolic "
-                         "batch dim; throughput uses batch {}",
-                         *o.batch, g.batch.value));
-  }
-  return g.batch.value;
 }
 
 }  // namespace
@@ -74,102 +61,36 @@ absl::Status Session::Load() {
     return st;
   }
 
-  if (absl::Status st = tools::analyze::LoadModel(&ctx_); !st.ok()) {
+  if (absl::Status st = tools::analyze::LoadRunModel(&ctx_); !st.ok()) {
     // NotFound: an unknown --zoo name, an argument; the rest is the model.
     return absl::IsNotFound(st) ? st : AsModelError(st);
   }
-  for (const std::string& w : ctx_.graph.warnings) {
-    tools::analyze::Warn(ctx_, fmt::format("{}: {}", ctx_.model_name, w));
-  }
-
-  ctx_.analyze = tools::analyze::RunAnalyzeOptions(ctx_);
-  ctx_.analyze.runtime = &ctx_.runtime;
-  ctx_.analyze.batch = GraphBatch(ctx_);
-  absl::StatusOr<engine::Analysis> analysis =
-      engine::Analyze(ctx_.graph, ctx_.hw, ctx_.analyze);
-  if (!analysis.ok()) {
-    return absl::Status(
-        analysis.status().code(),
-        fmt::format("{}: {}", ctx_.model_name, MessageOf(analysis.status())));
-  }
-  ctx_.analysis = *std::move(analysis);
-  ctx_.analysis.model = ctx_.model_name;
-  const engine::Summary& sum = ctx_.analysis.summary;
-  if (!sum.skipped_layers.empty() || !sum.unknown_ops.empty()) {
-    tools::analyze::Warn(
-        ctx_, fmt::format("{}: {} layer(s) skipped (unresolved shapes or "
-                          "counting errors), {} op type(s) without a counter; "
-                          "see the report's warnings/summary",
-                          ctx_.model_name, sum.skipped_layers.size(),
-                          sum.unknown_ops.size()));
-  }
-  return absl::OkStatus();
+  return tools::analyze::AnalyzeRun(&ctx_);
 }
 
 std::vector<std::string> Session::warnings() const {
   return engine::report::CollapseRepeats(warnings_);
 }
 
-// As the CLI's ReportJson (tools/analyze/run.cc) without the mode sections:
-// the run's warnings first, then the analysis' own.
-nlohmann::ordered_json Session::Document() const {
-  nlohmann::ordered_json j = engine::report::AnalysisToJson(ctx_.analysis);
-  nlohmann::ordered_json all = nlohmann::ordered_json::array();
-  for (const std::string& w : warnings()) all.push_back(w);
-  for (const auto& w : j["warnings"]) all.push_back(w);
-  j["warnings"] = std::move(all);
-  return j;
+// The CLI's --format json document (tools/analyze/run.cc): the written
+// bytes with the modes' sections (serve, search, what-ifs, whole model) and
+// the run's warnings, parsed.
+absl::StatusOr<nlohmann::ordered_json> Session::Document() const {
+  absl::StatusOr<engine::report::JsonExtras> extras =
+      tools::analyze::ReportJsonExtras(ctx_);
+  if (!extras.ok()) return extras.status();
+  std::ostringstream out;
+  engine::report::WriteAnalysisJson(ctx_.analysis, *extras, out);
+  return nlohmann::ordered_json::parse(out.str());
 }
 
-// As the CLI's RunSweep (tools/analyze/sweep_mode.cc), for any spec.
+absl::StatusOr<std::string> Session::ModeText() const {
+  return tools::analyze::ModeText(ctx_);
+}
+
 absl::StatusOr<engine::SweepResult> Session::Sweep(
-    const std::string& spec_text) const {
-  absl::StatusOr<engine::SweepSpec> spec = engine::ParseSweepSpec(spec_text);
-  if (!spec.ok()) {
-    return absl::InvalidArgumentError(
-        fmt::format("--sweep: invalid value '{}': {}", spec_text,
-                    MessageOf(spec.status())));
-  }
-  engine::SweepOptions sweep;
-  if (options_.whole_model) {
-    sweep.whole_model = tools::analyze::EstimateOptions(ctx_);
-  }
-  if (spec->axis == engine::SweepSpec::Axis::kBatch) {
-    engine::AnalyzeAtBatch at =
-        [this](int64_t batch) -> absl::StatusOr<engine::Analysis> {
-      absl::StatusOr<graph::Graph> g =
-          tools::analyze::LoadModelAtBatch(ctx_, batch);
-      if (!g.ok()) return g.status();
-      engine::AnalyzeOptions o = ctx_.analyze;
-      o.batch = batch;
-      return engine::Analyze(*g, ctx_.hw, o);
-    };
-    return engine::SweepBatch(at, spec->batches, sweep);
-  }
-  if (spec->axis == engine::SweepSpec::Axis::kConcurrency) {
-    return absl::InvalidArgumentError(
-        "--sweep concurrency=LIST is a --serve sweep (the analyze CLI)");
-  }
-  if (const std::optional<engine::ParallelAxis> axis =
-          engine::ParallelAxisOf(spec->axis)) {
-    const engine::ShardAtWidth at = engine::ShardAtEachWidth(
-        ctx_.graph, ctx_.hw, ctx_.analyze, ctx_.analysis, *axis);
-    return engine::SweepParallel(at, spec->axis, spec->widths);
-  }
-  std::vector<engine::Hardware> devices;
-  for (const std::string& name : spec->hardware) {
-    absl::StatusOr<engine::Hardware> hw = catalog_.Find(name);
-    if (!hw.ok()) {
-      return absl::InvalidArgumentError(
-          fmt::format("--sweep: {}", MessageOf(hw.status())));
-    }
-    devices.push_back(*std::move(hw));
-  }
-  engine::AnalyzeOnHardware on =
-      [this](const engine::Hardware& hw) -> absl::StatusOr<engine::Analysis> {
-    return engine::Analyze(ctx_.graph, hw, ctx_.analyze);
-  };
-  return engine::SweepHardware(ctx_.analysis, ctx_.analyze, devices, on, sweep);
+    const std::string& spec) const {
+  return tools::analyze::RunSweep(ctx_, spec);
 }
 
 }  // namespace ridgeline::python

@@ -47,8 +47,12 @@ class Session {
   // The CLI's warnings so far, one line each without "analyze: warning: "
   // (a repeat counted as in the JSON report).
   std::vector<std::string> warnings() const;
-  // The CLI's --format json document: the analysis and "warnings".
-  nlohmann::ordered_json Document() const;
+  // The CLI's --format json document: the analysis, the sections of the
+  // modes the session was opened with (--serve, --search, what-ifs,
+  // --whole-model) and "warnings".
+  absl::StatusOr<nlohmann::ordered_json> Document() const;
+  // The CLI's text after the report: those modes' sections ("" for none).
+  absl::StatusOr<std::string> ModeText() const;
 
   // --sweep batch=LIST|hw=A,B on this model (the CLI's sweep, bytes too).
   absl::StatusOr<engine::SweepResult> Sweep(const std::string& spec) const;

@@ -21,13 +21,13 @@ import warnings as _warnings
 from . import _core
 from ._core import ModelError
 from ._options import ZooModel, open_session
-from ._report import Report, Sweep, WhatIf, sweep_spec
+from ._report import Report, Serving, Sweep, WhatIf, sweep_spec
 from ._torch import export_torch, from_torch
 
 __all__ = [
-    "ModelError", "Report", "Sweep", "WhatIf", "ZooModel", "analyze",
-    "export_torch", "from_torch", "hardware", "runtimes", "sweep", "what_if",
-    "zoo", "zoo_models",
+    "ModelError", "Report", "Serving", "Sweep", "WhatIf", "ZooModel",
+    "analyze", "export_torch", "from_torch", "hardware", "runtimes", "serve",
+    "sweep", "what_if", "zoo", "zoo_models",
 ]
 
 
@@ -53,8 +53,10 @@ def analyze(model, hw="h100", batch=None, dims=None, precision=None,
     runtime: a runtimes() key or a profile .json (default: "compiled" on a
       GPU, "ort-cpu" on a CPU; "mlsysim" with mlsysim=True).
     options: flops_per_mac (1|2), efficiency, memory_efficiency,
-      layer_tax_us, dispatch_tax_us, mlsysim, whole_model, top, all_layers:
-      the CLI's flags of the same names (analyze --help).
+      layer_tax_us, dispatch_tax_us, mlsysim, whole_model, top, all_layers,
+      and tp, pp, ep, microbatches (sharded over tp x pp x ep GPUs:
+      latency_s is one inference of the whole sharded model; see
+      Report.parallel): the CLI's flags of the same names (analyze --help).
     """
     session = open_session(model, hw, dims=dims, name=name, batch=batch,
                            precision=precision, runtime=runtime, **options)
@@ -88,6 +90,33 @@ def what_if(model, hw="h100", fuse=None, weights=None, activations=None,
         what_if=all(a is None for a in asked), **options)
     data, text = session.what_if()
     return WhatIf(_warn(Report(session)), data, text)
+
+
+def serve(model, hw="h100", prompt=None, generate=None, concurrency=None,
+          **options):
+    """LLM serving of a decoder (the CLI's --serve): time to first token,
+    time per output token as the KV cache grows, request latency, tokens/s,
+    memory and the largest concurrency that fits. Returns a Serving.
+
+    model: a decoder zoo entry (e.g. ridgeline.zoo("llama-3.1-8b-decode"))
+      or an ONNX decoder with past-KV inputs (path or bytes).
+    prompt, generate: tokens per request (required); concurrency: requests
+      decoded together (default 1).
+    options: as analyze() (precision, runtime, tp, pp, ep, microbatches,
+      ...), and kv_dim (the past-length dim), usd_per_gpu_hour (adds the
+      cost per million tokens), search=True with ttft_max / tpot_max
+      (seconds) for the CLI's --search (Serving.search).
+    """
+    if prompt is None or generate is None:
+        raise ValueError("serve: prompt= and generate= (tokens per request) "
+                         "are required")
+    session = open_session(model, hw, serve=True, prompt=prompt,
+                           generate=generate, concurrency=concurrency,
+                           **options)
+    report = _warn(Report(session))
+    document = session.document()
+    report._document = document  # the decode step's layers, already priced
+    return Serving(report, document, session.mode_text)
 
 
 def zoo(name):

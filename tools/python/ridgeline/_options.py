@@ -26,6 +26,19 @@ _VALUE_FLAGS = {
     "activations": "--activations",
     "kv_cache": "--kv-cache",
     "int4_group": "--int4-group",
+    # multi-GPU
+    "tp": "--tp",
+    "pp": "--pp",
+    "ep": "--ep",
+    "microbatches": "--microbatches",
+    # serving (ridgeline.serve)
+    "prompt": "--prompt",
+    "generate": "--generate",
+    "concurrency": "--concurrency",
+    "kv_dim": "--kv-dim",
+    "usd_per_gpu_hour": "--usd-per-gpu-hour",
+    "ttft_max": "--ttft-max",
+    "tpot_max": "--tpot-max",
 }
 # keyword -> switch (passed when the value is true)
 _SWITCHES = {
@@ -33,6 +46,8 @@ _SWITCHES = {
     "whole_model": "--whole-model",
     "all_layers": "--all-layers",
     "what_if": "--what-if",
+    "serve": "--serve",
+    "search": "--search",
 }
 
 KEYWORDS = tuple(_VALUE_FLAGS) + tuple(_SWITCHES)

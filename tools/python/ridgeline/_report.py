@@ -1,4 +1,5 @@
-"""Report, Sweep and WhatIf: results of ridgeline.analyze / sweep / what_if."""
+"""Report, Sweep, WhatIf and Serving: results of ridgeline.analyze /
+sweep / what_if / serve."""
 
 import html
 
@@ -71,6 +72,12 @@ class Report:
     layers = property(lambda self: self._doc()["layers"])
     assumptions = property(lambda self: self._doc()["assumptions"])
     hardware_info = property(lambda self: self._doc()["hardware"])
+    parallel = property(
+        lambda self: self._doc()["summary"].get("parallel"),
+        doc="With tp/pp/ep: the summary's \"parallel\" section (widths, "
+        "weights and fit per GPU, collectives, pipeline); else None.")
+    gpus = property(lambda self: self._doc()["summary"].get("gpus", 1),
+                    doc="GPUs of the run: tp x pp x ep (1 unsharded).")
 
     # Output ----------------------------------------------------------------
     def to_json(self, indent=2):
@@ -203,3 +210,60 @@ class WhatIf:
 
     def __repr__(self):
         return f"<ridgeline.WhatIf sections {sorted(self.data)}>"
+
+
+class Serving:
+    """LLM serving of a decoder (the CLI's --serve; fields as its JSON
+    "serve" section, engine/report/JSON_SCHEMA.md).
+
+    Headline figures (SI units): ttft_s (prefill of the prompt at the
+    concurrency, the runtime's per-request cost included), tpot_s (mean
+    time per output token over the generation), request_latency_s (TTFT +
+    every decode step), output_tokens_per_s (per request),
+    aggregate_output_tokens_per_s, kv_bytes_per_token, max_concurrency (the
+    most requests whose weights, KV cache, activations and reserve fit),
+    joules_per_token. tpot_by_context: [{"context", "tpot_s"}] for every
+    analyzed decode step; memory: the memory stack (per GPU when sharded).
+    search: the --search section (Pareto set, cheapest configuration) when
+    opened with search=True, else None. report: the analysis of the first
+    decode step (its layers, its "parallel" section with tp/pp/ep).
+    data: the whole "serve" section. str(serving): the CLI's text.
+    """
+
+    def __init__(self, report, document, text):
+        self.report = report
+        self.data = document["serve"]
+        self.search = document.get("search")
+        self._text = text  # a callable: the CLI's text, made on demand
+
+    def __getattr__(self, name):
+        # The "serve" section's fields as attributes (ttft_s, tpot_s, ...).
+        data = self.__dict__.get("data")
+        if data is not None and name in data:
+            return data[name]
+        raise AttributeError(f"'Serving' object has no attribute {name!r}")
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self.data))
+
+    def to_dict(self):
+        """The "serve" section as Python objects."""
+        return dict(self.data)
+
+    def to_pandas(self):
+        """tpot_by_context as a pandas DataFrame (context, tpot_s)."""
+        return _pandas().DataFrame(self.data["tpot_by_context"])
+
+    def __str__(self):
+        if callable(self._text):
+            self._text = self._text()
+        return self._text
+
+    def __repr__(self):
+        d = self.data
+        return (f"<ridgeline.Serving {self.report.model} on "
+                f"{self.report.hardware}: prompt {d['prompt_tokens']}, "
+                f"generate {d['generate_tokens']}, concurrency "
+                f"{d['concurrency']}: TTFT {_ms(d['ttft_s'])}, TPOT "
+                f"{_ms(d['tpot_s'])}, {d['aggregate_output_tokens_per_s']:.4g}"
+                f" tokens/s>")
