@@ -316,6 +316,20 @@ def test_serve_equals_the_clis(cli, cli_json):
     assert "TTFT" in repr(s)
     with pytest.raises(AttributeError):
         s.no_such_field  # noqa: B018
+    # --sweep concurrency=LIST with the same run's other options (the CLI's
+    # sweep replaces --concurrency).
+    sweep = s.sweep(concurrency=[1, 4])
+    flags = [*LLAMA2_7B_SERVE[:-4], *LLAMA2_7B_SERVE[-2:], "--sweep",
+             "concurrency=1,4"]
+    assert "--concurrency" not in flags and "--tp" in flags
+    assert sweep.data == cli_json(*flags)["sweep"]
+    assert [p["concurrency"] for p in sweep] == [1, 4]
+    assert sweep[1]["ttft_s"] == s.ttft_s  # concurrency 4 is the run's own
+    rc, text, _ = cli(*flags)
+    assert rc == 0 and str(sweep) in text
+    assert [p["concurrency"] for p in s.sweep("1,2,4,...,8")] == [1, 2, 4, 8]
+    with pytest.raises(ValueError, match="concurrency=0"):
+        s.sweep([0])
 
 
 def test_serve_file_search_and_errors(cli, cli_json):

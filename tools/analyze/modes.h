@@ -20,6 +20,7 @@
 #include "engine/report/json.h"
 #include "engine/report/report.h"
 #include "engine/report/text_table.h"
+#include "engine/serve.h"
 #include "engine/sweep.h"
 #include "engine/whole_model.h"
 #include "graph/graph.h"
@@ -147,7 +148,9 @@ absl::StatusOr<std::string> SearchText(const RunContext& ctx);
 absl::Status AddSearchJson(const RunContext& ctx,
                            nlohmann::ordered_json* report);
 // --sweep concurrency=LIST with --serve: one serving analysis per
-// concurrency, as a table / the "sweep" JSON key.
+// concurrency; as a table / the "sweep" JSON key.
+absl::StatusOr<std::vector<engine::ServeResult>> RunServeSweep(
+    const RunContext& ctx, const std::vector<int64_t>& concurrency);
 absl::StatusOr<std::string> ServeSweepText(
     const RunContext& ctx, const std::vector<int64_t>& concurrency);
 absl::Status AddServeSweepJson(const RunContext& ctx,

@@ -162,6 +162,12 @@ void DefineModule(py::module_& m) {
              return py::make_tuple(ToPython(engine::SweepJson(r)),
                                    Text(engine::FormatSweep(r)));
            })
+      .def("serve_sweep",
+           [](const Session& s, const std::string& list) {
+             auto [json, text] =
+                 Unwrap(Released([&] { return s.ServeSweep(list); }));
+             return py::make_tuple(ToPython(json), Text(text));
+           })
       .def("what_if", &WhatIf)
       .def("whole_model", &WholeModel);
 

@@ -8,6 +8,7 @@
 #include "engine/hardware.h"
 #include "engine/parallel/sharding.h"
 #include "engine/report/json.h"
+#include "engine/report/serve_report.h"
 #include "engine/report/text.h"
 #include "fmt/format.h"
 #include "graph/fmt_absl.h"
@@ -91,6 +92,25 @@ absl::StatusOr<std::string> Session::ModeText() const {
 absl::StatusOr<engine::SweepResult> Session::Sweep(
     const std::string& spec) const {
   return tools::analyze::RunSweep(ctx_, spec);
+}
+
+absl::StatusOr<std::pair<nlohmann::ordered_json, std::string>>
+Session::ServeSweep(const std::string& list) const {
+  const std::string spec_text = "concurrency=" + list;
+  absl::StatusOr<engine::SweepSpec> spec = engine::ParseSweepSpec(spec_text);
+  if (!spec.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("--sweep: invalid value '{}': {}", spec_text,
+                    MessageOf(spec.status())));
+  }
+  if (!options_.serve) {
+    return absl::InvalidArgumentError("--sweep concurrency=LIST needs --serve");
+  }
+  absl::StatusOr<std::vector<engine::ServeResult>> r =
+      tools::analyze::RunServeSweep(ctx_, spec->concurrency);
+  if (!r.ok()) return r.status();
+  return std::make_pair(engine::report::ServeSweepJson(*r),
+                        engine::report::FormatServeSweep(*r, ctx_.table_width));
 }
 
 }  // namespace ridgeline::python

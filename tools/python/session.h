@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -56,6 +57,10 @@ class Session {
 
   // --sweep batch=LIST|hw=A,B on this model (the CLI's sweep, bytes too).
   absl::StatusOr<engine::SweepResult> Sweep(const std::string& spec) const;
+  // --sweep concurrency=LIST (`list` in the CLI's LIST syntax) of a --serve
+  // session: the JSON "sweep" section and the CLI's table.
+  absl::StatusOr<std::pair<nlohmann::ordered_json, std::string>> ServeSweep(
+      const std::string& list) const;
 
  private:
   Session() = default;

@@ -116,7 +116,7 @@ def serve(model, hw="h100", prompt=None, generate=None, concurrency=None,
     report = _warn(Report(session))
     document = session.document()
     report._document = document  # the decode step's layers, already priced
-    return Serving(report, document, session.mode_text)
+    return Serving(report, session, document)
 
 
 def zoo(name):

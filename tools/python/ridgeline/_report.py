@@ -230,11 +230,12 @@ class Serving:
     data: the whole "serve" section. str(serving): the CLI's text.
     """
 
-    def __init__(self, report, document, text):
+    def __init__(self, report, session, document):
         self.report = report
         self.data = document["serve"]
         self.search = document.get("search")
-        self._text = text  # a callable: the CLI's text, made on demand
+        self._session = session
+        self._text = None  # the CLI's text, made on demand
 
     def __getattr__(self, name):
         # The "serve" section's fields as attributes (ttft_s, tpot_s, ...).
@@ -254,9 +255,18 @@ class Serving:
         """tpot_by_context as a pandas DataFrame (context, tpot_s)."""
         return _pandas().DataFrame(self.data["tpot_by_context"])
 
+    def sweep(self, concurrency):
+        """This serving run at each concurrency (a list, or the CLI's LIST
+        such as "1,8,32" or "1,2,4,...,64"): the CLI's --sweep
+        concurrency=LIST with this run's options. Returns a Sweep whose
+        points are "serve" sections (concurrency, ttft_s, tpot_s,
+        aggregate_output_tokens_per_s, memory, ...)."""
+        return Sweep(self._session.serve_sweep(
+            _list("concurrency", concurrency)))
+
     def __str__(self):
-        if callable(self._text):
-            self._text = self._text()
+        if self._text is None:
+            self._text = self._session.mode_text()
         return self._text
 
     def __repr__(self):
