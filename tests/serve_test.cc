@@ -762,6 +762,34 @@ TEST(ServeCli, HtmlChartsByHand) {
       1);
 }
 
+// A configuration that does not fit is still timed, with a warning that
+// says so. Mixtral-8x7B's 46.7 G parameters at bf16 (its checkpoint's
+// dtype) are 93.4 GB, more than an H100's 80 GiB = 85.9 GB before any KV
+// cache or reserve; on 2 GPUs each holds about half.
+TEST(ServeCli, WarnsWhenTheConfigurationDoesNotFit) {
+  const std::vector<std::string> base = {
+      "--zoo", "mixtral-8x7b-decode", "--hw", "h100", "--serve", "--prompt",
+      "64",    "--generate",          "4"};
+  std::string out, err;
+  ASSERT_EQ(Cli(base, &out, &err), 0) << err;
+  EXPECT_NE(err.find("analyze: warning: zoo:mixtral-8x7b-decode: --serve: "
+                     "does not fit: weights 93.4 GB + KV cache"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("of 85.9 GB; the times assume it fits"), std::string::npos)
+      << err;
+  EXPECT_EQ(Count(err, "does not fit"), 1u) << err;  // text and memory once
+  std::vector<std::string> json = base;
+  json.insert(json.end(), {"--format", "json"});
+  ASSERT_EQ(Cli(json, &out, &err), 0) << err;
+  EXPECT_NE(out.find("--serve: does not fit: weights 93.4 GB"),
+            std::string::npos);  // in "warnings"
+  std::vector<std::string> tp2 = base;
+  tp2.insert(tp2.end(), {"--tp", "2"});
+  ASSERT_EQ(Cli(tp2, &out, &err), 0) << err;
+  EXPECT_EQ(err.find("does not fit"), std::string::npos) << err;
+}
+
 // --sweep concurrency=LIST: one serving analysis per point, each the same as
 // a run with --concurrency N, on one GPU and sharded with --tp 2.
 TEST(ServeCli, ConcurrencySweep) {

@@ -16,6 +16,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "engine/report/serve_report.h"
+#include "engine/report/units.h"
 #include "engine/serve.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
@@ -504,15 +505,34 @@ absl::StatusOr<engine::ServeResult> RunServe(
   in->decode_name = graphs->decode_name;
   absl::StatusOr<engine::ServeResult> r = engine::AnalyzeServe(*in);
   if (!r.ok()) return NameModel(ctx, r.status());
-  // Once per run, though a sweep serves at every concurrency.
-  const std::string note =
-      fmt::format("{}: --serve: this model is {}", ctx.model_name,
-                  engine::report::TtftEncoderNote(r->encoder));
-  if (r->encoder.encoder_decoder() &&
-      (ctx.warnings == nullptr ||
-       std::find(ctx.warnings->begin(), ctx.warnings->end(), note) ==
-           ctx.warnings->end())) {
-    Warn(ctx, note);
+  // Once per run, though a sweep serves at every concurrency (and the text
+  // and JSON writers each serve).
+  const auto warn_once = [&ctx](const std::string& text) {
+    if (ctx.warnings == nullptr ||
+        std::find(ctx.warnings->begin(), ctx.warnings->end(), text) ==
+            ctx.warnings->end()) {
+      Warn(ctx, text);
+    }
+  };
+  if (r->encoder.encoder_decoder()) {
+    warn_once(fmt::format("{}: --serve: this model is {}", ctx.model_name,
+                          engine::report::TtftEncoderNote(r->encoder)));
+  }
+  // The run's own configuration (a sweep's table says it per row).
+  if (!concurrency && !r->memory.fits) {
+    const engine::ServeMemory& mem = r->memory;
+    const auto bytes = [](double b) {
+      return engine::report::FormatSi(b, "B");
+    };
+    warn_once(
+        fmt::format("{}: --serve: does not fit{}: weights {} + KV cache {} "
+                    "+ activations {} + reserve {} = {} of {}; the times "
+                    "assume it fits (shard with --tp/--pp/--ep, quantize "
+                    "with --weights or --precision, or pick a larger --hw)",
+                    ctx.model_name, o.parallel.gpus() > 1 ? " per GPU" : "",
+                    bytes(mem.weight_bytes), bytes(mem.kv_cache_bytes),
+                    bytes(mem.activation_bytes), bytes(mem.reserve_bytes),
+                    bytes(mem.total_bytes), bytes(mem.capacity_bytes)));
   }
   return r;
 }
