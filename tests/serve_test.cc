@@ -196,6 +196,9 @@ TEST(Serve, MemoryAndMaxConcurrencyByHand) {
   Fixture f;
   SetUpLlama(1024, 256, 4, &f);
   f.in.samples = 3;
+  // A runtime that prefills the whole batch at once (chunks:
+  // PrefillChunksBoundTheActivations).
+  f.runtime.prefill_chunk_tokens = 0;
   absl::StatusOr<ServeResult> r = AnalyzeServe(f.in);
   ASSERT_TRUE(r.ok()) << r.status();
   // TTFT is the prefill analysis at batch 4; aggregate = 4 x per request.
