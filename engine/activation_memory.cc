@@ -6,7 +6,8 @@ namespace ridgeline::engine {
 
 double PeakActivationBytes(const graph::Graph& graph,
                            const TensorPricer& pricer,
-                           const std::vector<bool>& is_view) {
+                           const std::vector<bool>& is_view,
+                           const std::vector<int>* fused_group_of) {
   const std::vector<int>& order = graph.topological_order();
   const int steps = static_cast<int>(order.size());
   if (steps == 0) return 0;
@@ -51,9 +52,43 @@ double PeakActivationBytes(const graph::Graph& graph,
     }
   }
 
+  // Tensors that stay inside one fused kernel: per root, the group of its
+  // producer while no alias escapes it (a graph output, or a non-view
+  // consumer in another kernel).
+  std::vector<bool> internal(num_tensors, false);
+  if (fused_group_of != nullptr) {
+    const auto group = [&](int node) {
+      return node >= 0 && node < static_cast<int>(fused_group_of->size())
+                 ? (*fused_group_of)[node]
+                 : -1;
+    };
+    std::vector<bool> escapes(num_tensors, false);
+    for (int t : graph.outputs()) {
+      if (t >= 0) escapes[root[t]] = true;
+    }
+    for (int t = 0; t < num_tensors; ++t) {
+      const int r = root[t];
+      const int g = group(tensors[r].producer);
+      if (g < 0) {
+        escapes[r] = true;
+        continue;
+      }
+      for (int c : tensors[t].consumers) {
+        const bool view = c < static_cast<int>(is_view.size()) && is_view[c];
+        if (!view && group(c) != g) escapes[r] = true;
+      }
+    }
+    for (int t = 0; t < num_tensors; ++t) {
+      internal[t] = root[t] == t && !escapes[t];
+    }
+  }
+
   std::vector<double> delta(steps + 1, 0.0);
   for (int t = 0; t < num_tensors; ++t) {
-    if (root[t] != t || start[t] < 0 || graph.IsWeight(tensors[t])) continue;
+    if (root[t] != t || start[t] < 0 || graph.IsWeight(tensors[t]) ||
+        internal[t]) {
+      continue;
+    }
     const double bytes = pricer.TensorBytes(graph, tensors[t]);
     delta[start[t]] += bytes;
     delta[end[t] + 1] -= bytes;

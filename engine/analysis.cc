@@ -655,7 +655,14 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
     }
   }
   summary.per_inference_s = a.dispatch_tax_s;
-  summary.peak_activation_bytes = PeakActivationBytes(graph, *pricer, is_view);
+  // Tensors inside one fused kernel never reach device memory.
+  std::vector<int> fused_group_of(graph.nodes().size(), -1);
+  for (size_t n = 0; n < plan.group_of.size(); ++n) {
+    const int g = plan.group_of[n];
+    if (g >= 0 && group_ok[g] && !host[n]) fused_group_of[n] = g;
+  }
+  summary.peak_activation_bytes =
+      PeakActivationBytes(graph, *pricer, is_view, &fused_group_of);
   a.l2_cache_bytes = ModelledL2Bytes(runtime, hardware);
   if (a.l2_cache_bytes > 0) {
     a.l2_weights_resident = WeightsStayInL2(

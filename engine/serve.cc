@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "engine/activation_memory.h"
+#include "engine/fusion.h"
 #include "engine/moe.h"
 #include "engine/precision.h"
 #include "engine/precision_pricer.h"
@@ -32,16 +33,27 @@ class KvFreePricer : public TensorPricer {
   const TensorPricer& base_;
 };
 
-// Peak activations of `graph` with the KV tensors excluded.
+// Peak activations of `graph` with the KV tensors excluded, and those that
+// stay inside one of the runtime's fused kernels (flash attention's
+// scores, epilogues) left out, as Analyze counts them.
 absl::StatusOr<double> ActivationBytes(const graph::Graph& graph,
                                        const TensorPricer& pricer,
-                                       const CounterRegistry& registry) {
+                                       const CounterRegistry& registry,
+                                       const Runtime* runtime) {
   std::vector<bool> is_view(graph.nodes().size(), false);
   for (int n : graph.topological_order()) {
     absl::StatusOr<Cost> cost = registry.Count(graph, n, pricer);
     if (cost.ok()) is_view[n] = cost->view;
   }
-  return PeakActivationBytes(graph, KvFreePricer(pricer), is_view);
+  std::vector<int> fused_group_of;
+  if (runtime != nullptr && runtime->fusion.any()) {
+    absl::StatusOr<FusionPlan> plan = PlanFusion(graph, runtime->fusion);
+    if (!plan.ok()) return plan.status();
+    fused_group_of = std::move(plan->group_of);
+  }
+  return PeakActivationBytes(graph, KvFreePricer(pricer), is_view,
+                             fused_group_of.empty() ? nullptr
+                                                    : &fused_group_of);
 }
 
 // The decode steps analyzed in full: `samples` evenly spaced steps of
@@ -229,7 +241,7 @@ absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
                                         ? *in.options.registry
                                         : CounterRegistry::Default();
   absl::StatusOr<double> act =
-      ActivationBytes(*in.prefill, *p->pricer, registry);
+      ActivationBytes(*in.prefill, *p->pricer, registry, in.options.runtime);
   if (!act.ok()) return act.status();
   p->activation_bytes = *act;
   if (in.options.runtime != nullptr) {

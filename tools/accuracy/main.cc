@@ -5,13 +5,17 @@
 // quantization; no efficiency or tax flags. Multi-GPU rows carry tp=T and
 // pp=P in the dims field (passed as --tp / --pp).
 //
-// Serving rows (metric serve_output_tokens_per_s_per_gpu) run the decode
+// Serving rows (metric serve_output_tokens_per_s_per_gpu, or
+// serve_output_tokens_per_s for all GPUs together) run the decode
 // zoo entry with --serve: the batch column is the concurrency B, dims
 // prompt=N (--prompt) and osl=L (--generate), the output tokens per
 // request as a benchmark counts them: the first comes out of the prefill
 // (the context phase) and L - 1 from decode steps, as --serve counts them
 // (README "Serving"). The prediction is the aggregate output tokens/s,
-// B x L / (TTFT + the L - 1 decode steps), / GPUs (summary.gpus). A
+// B x L / (TTFT + the L - 1 decode steps), / GPUs (summary.gpus). A batch
+// column "max:N" is a benchmark at full load (trtllm-bench throughput):
+// B = min(N, the largest concurrency that fits, --serve's
+// max_concurrency). A
 // time-to-first-token row with prompt=N and osl=1 reads --serve's ttft_s
 // (the prefill at N tokens + the runtime's per-request cost).
 //
@@ -67,6 +71,10 @@ int Fail(const std::string& message) {
 struct Row {
   std::string id, model, hw, precision, weights, dims, runtime, metric, unit;
   int64_t batch = 1;
+  // A serving row whose batch column is "max:N": the concurrency is the
+  // largest that fits (--serve's max_concurrency at one request), at most
+  // N (the benchmark's batch cap).
+  int64_t max_batch = 0;
   double measured = 0;
 };
 
@@ -158,11 +166,18 @@ int main(int argc, char** argv) {
     r.metric = f[8];
     r.unit = f[10];
     try {
-      r.batch = std::stoll(f[5]);
+      if (f[5].rfind("max:", 0) == 0) {
+        r.max_batch = PositiveInt(f[5].substr(4));
+        if (r.max_batch < 1) throw std::invalid_argument("max:N");
+        r.batch = 1;
+      } else {
+        r.batch = std::stoll(f[5]);
+      }
       r.measured = std::stod(f[9]);
     } catch (const std::exception&) {
-      return Fail(fmt::format("{}:{}: bad batch or measured value", references,
-                              line_no));
+      return Fail(fmt::format("{}:{}: bad batch (a number or max:N) or "
+                              "measured value",
+                              references, line_no));
     }
     rows.push_back(r);
   }
@@ -226,22 +241,44 @@ int main(int argc, char** argv) {
     if (serve && osl == 0) {
       return Fail(fmt::format("{}: a serving row needs osl=L", r.id));
     }
-    if (!serve && r.metric == "serve_output_tokens_per_s_per_gpu") {
+    if (!serve && (r.metric == "serve_output_tokens_per_s_per_gpu" ||
+                   r.metric == "serve_output_tokens_per_s")) {
       return Fail(fmt::format("{}: a serving row needs prompt=N", r.id));
     }
-    std::ostringstream out, err;
-    const int rc = ridgeline::tools::analyze::AnalyzeMain(args, out, err);
-    if (rc != 0) {
-      return Fail(fmt::format("{}: analyze failed: {}", r.id, err.str()));
+    if (r.max_batch > 0 && !serve) {
+      return Fail(fmt::format("{}: batch max:N needs a serving row", r.id));
     }
-    const nlohmann::json j = nlohmann::json::parse(out.str());
+    auto run = [&args](const Row& row) -> absl::StatusOr<nlohmann::json> {
+      std::ostringstream out, err;
+      if (ridgeline::tools::analyze::AnalyzeMain(args, out, err) != 0) {
+        return absl::InvalidArgumentError(
+            fmt::format("{}: analyze failed: {}", row.id, err.str()));
+      }
+      return nlohmann::json::parse(out.str());
+    };
+    absl::StatusOr<nlohmann::json> ran = run(r);
+    if (ran.ok() && r.max_batch > 0) {
+      // The concurrency a benchmark at full load settles at: as many
+      // requests as the KV cache holds, up to its batch cap.
+      const int64_t fits = (*ran)["serve"]["max_concurrency"].get<int64_t>();
+      const int64_t concurrency = std::min(fits, r.max_batch);
+      if (concurrency < 1) {
+        return Fail(fmt::format("{}: not one request fits", r.id));
+      }
+      const auto at = std::find(args.begin(), args.end(), "--concurrency");
+      *(at + 1) = std::to_string(concurrency);
+      ran = run(r);
+    }
+    if (!ran.ok()) return Fail(std::string(ran.status().message()));
+    const nlohmann::json& j = *ran;
     double predicted = 0;
     if (serve) {
       const nlohmann::json& s = j["serve"];
-      predicted = r.metric == "ttft_s"
-                      ? s["ttft_s"].get<double>()
-                      : s["aggregate_output_tokens_per_s"].get<double>() /
-                            j["summary"].value("gpus", 1.0);
+      const double aggregate = s["aggregate_output_tokens_per_s"];
+      predicted = r.metric == "ttft_s" ? s["ttft_s"].get<double>()
+                  : r.metric == "serve_output_tokens_per_s"
+                      ? aggregate
+                      : aggregate / j["summary"].value("gpus", 1.0);
     } else {
       const double latency =
           (quantized ? j["quantize"]["summary"] : j["summary"])["latency_s"]
