@@ -385,8 +385,22 @@ TEST(ActivationMemoryTest, DiamondPeakFromLifetimes) {
   g.MarkOutput(y);
   ASSERT_TRUE(g.Finalize().ok());
   TensorPricer pricer;
-  EXPECT_DOUBLE_EQ(PeakActivationBytes(g, pricer, std::vector<bool>(4, false)),
-                   150);
+  const std::vector<bool> no_views(4, false);
+  EXPECT_DOUBLE_EQ(PeakActivationBytes(g, pricer, no_views), 150);
+
+  // Fused kernels (per node: its group, -1 for none). A tensor produced and
+  // consumed only inside one group is never written to memory.
+  // {A, B}: a is also read by C, outside: nothing changes, 150 B.
+  const std::vector<int> ab = {0, 0, -1, -1};
+  EXPECT_DOUBLE_EQ(PeakActivationBytes(g, pricer, no_views, &ab), 150);
+  // {B, D}: b stays inside. Step 0 x+a = 110; step 1 a = 100; step 2 a+c =
+  // 130; step 3 c+y = 35 (y, a graph output, is written). Peak 130 B.
+  const std::vector<int> bd = {-1, 0, -1, 0};
+  EXPECT_DOUBLE_EQ(PeakActivationBytes(g, pricer, no_views, &bd), 130);
+  // All four in one kernel: only the graph input x (10 B) and output y
+  // (5 B) reach memory. Peak 10 B.
+  const std::vector<int> all = {0, 0, 0, 0};
+  EXPECT_DOUBLE_EQ(PeakActivationBytes(g, pricer, no_views, &all), 10);
 }
 
 TEST(PrecisionTest, NamesSizesAndFallbacks) {

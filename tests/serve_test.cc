@@ -664,6 +664,31 @@ TEST(ServeCli, ErrorsAreInputErrorsNamingTheModel) {
   // caught when the flags are parsed: ServeFlagsWithoutServeAreUsageErrors.
 }
 
+// A runtime that fuses attention (flash attention) never writes the score
+// matrix the ONNX graph computes; eager PyTorch (no fusion) does. Llama-3.1-
+// 8B's prefill of 4,096 tokens at bf16: one layer's scores are 32 heads x
+// 4096 x 4096 x 2 B = 1 GiB, which eager's peak holds (with their softmax,
+// more) and compiled's does not. Both prefill at once (4,096 tokens are
+// below compiled's 8,192-token chunk).
+TEST(ServeCli, FusedAttentionScoresAreNotActivations) {
+  auto activations = [](const char* runtime) {
+    std::string out, err;
+    EXPECT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--serve",
+                   "--prompt", "4096", "--generate", "2", "--runtime", runtime,
+                   "--format", "json"},
+                  &out, &err),
+              0)
+        << err;
+    return nlohmann::json::parse(out)["serve"]["memory"]["activation_bytes"]
+        .get<double>();
+  };
+  const double scores = 32.0 * 4096 * 4096 * 2;
+  const double eager = activations("eager");
+  const double compiled = activations("compiled");
+  EXPECT_GE(eager - compiled, scores) << eager << " vs " << compiled;
+  EXPECT_LT(compiled, scores);
+}
+
 TEST(ServeCli, JsonSection) {
   std::string out, err;
   ASSERT_EQ(Cli({"--zoo", "llama-3.1-8b-decode", "--hw", "h100", "--precision",
