@@ -51,9 +51,9 @@ absl::StatusOr<double> ActivationBytes(const graph::Graph& graph,
     if (!plan.ok()) return plan.status();
     fused_group_of = std::move(plan->group_of);
   }
-  return PeakActivationBytes(graph, KvFreePricer(pricer), is_view,
-                             fused_group_of.empty() ? nullptr
-                                                    : &fused_group_of);
+  return PeakActivationBytes(
+      graph, KvFreePricer(pricer), is_view,
+      fused_group_of.empty() ? nullptr : &fused_group_of);
 }
 
 // The decode steps analyzed in full: `samples` evenly spaced steps of

@@ -175,9 +175,10 @@ int main(int argc, char** argv) {
       }
       r.measured = std::stod(f[9]);
     } catch (const std::exception&) {
-      return Fail(fmt::format("{}:{}: bad batch (a number or max:N) or "
-                              "measured value",
-                              references, line_no));
+      return Fail(
+          fmt::format("{}:{}: bad batch (a number or max:N) or "
+                      "measured value",
+                      references, line_no));
     }
     rows.push_back(r);
   }
