@@ -254,11 +254,8 @@ absl::Status ApplyFuse(Options& o, std::string_view v) {
 }
 
 absl::Status ApplySweep(Options& o, std::string_view v) {
-  absl::StatusOr<engine::SweepSpec> spec = engine::ParseSweepSpec(v);
-  if (!spec.ok()) {
-    return absl::InvalidArgumentError(fmt::format(
-        "--sweep: invalid value '{}': {}", v, MessageOf(spec.status())));
-  }
+  absl::StatusOr<engine::SweepSpec> spec = ParseSweepFlag(v);
+  if (!spec.ok()) return spec.status();
   o.sweep = std::string(v);
   return absl::OkStatus();
 }
@@ -551,6 +548,15 @@ std::string UsageText() {
       "\nexit status: 0 success, 1 usage error, 2 model, hardware or input "
       "error\n";
   return text;
+}
+
+absl::StatusOr<engine::SweepSpec> ParseSweepFlag(std::string_view value) {
+  absl::StatusOr<engine::SweepSpec> spec = engine::ParseSweepSpec(value);
+  if (!spec.ok()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "--sweep: invalid value '{}': {}", value, MessageOf(spec.status())));
+  }
+  return spec;
 }
 
 absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args) {

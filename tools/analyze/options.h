@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "engine/analysis.h"
 #include "engine/parallel/sharding.h"
 #include "engine/report/report.h"
+#include "engine/sweep.h"
 #include "importers/onnx_importer.h"
 
 namespace ridgeline::tools::analyze {
@@ -92,6 +94,10 @@ struct Options {
 // (unknown flag, missing or malformed value, no model, no --hw); their
 // message names the flag.
 absl::StatusOr<Options> ParseArgs(const std::vector<std::string>& args);
+
+// A --sweep value parsed (engine::ParseSweepSpec); its error reads
+// "--sweep: invalid value 'V': why".
+absl::StatusOr<engine::SweepSpec> ParseSweepFlag(std::string_view value);
 
 // The usage text, generated from the flag table.
 std::string UsageText();

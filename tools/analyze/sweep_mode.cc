@@ -14,12 +14,8 @@
 namespace ridgeline::tools::analyze {
 absl::StatusOr<engine::SweepResult> RunSweep(const RunContext& ctx,
                                              const std::string& spec_text) {
-  absl::StatusOr<engine::SweepSpec> spec = engine::ParseSweepSpec(spec_text);
-  if (!spec.ok()) {
-    return absl::InvalidArgumentError(
-        fmt::format("--sweep: invalid value '{}': {}", spec_text,
-                    MessageOf(spec.status())));
-  }
+  absl::StatusOr<engine::SweepSpec> spec = ParseSweepFlag(spec_text);
+  if (!spec.ok()) return spec.status();
   engine::SweepOptions sweep;
   if (ctx.options->whole_model) sweep.whole_model = EstimateOptions(ctx);
 

@@ -96,13 +96,9 @@ absl::StatusOr<engine::SweepResult> Session::Sweep(
 
 absl::StatusOr<std::pair<nlohmann::ordered_json, std::string>>
 Session::ServeSweep(const std::string& list) const {
-  const std::string spec_text = "concurrency=" + list;
-  absl::StatusOr<engine::SweepSpec> spec = engine::ParseSweepSpec(spec_text);
-  if (!spec.ok()) {
-    return absl::InvalidArgumentError(
-        fmt::format("--sweep: invalid value '{}': {}", spec_text,
-                    MessageOf(spec.status())));
-  }
+  absl::StatusOr<engine::SweepSpec> spec =
+      tools::analyze::ParseSweepFlag("concurrency=" + list);
+  if (!spec.ok()) return spec.status();
   if (!options_.serve) {
     return absl::InvalidArgumentError("--sweep concurrency=LIST needs --serve");
   }
