@@ -33,6 +33,48 @@ Bound BoundOf(double t_compute_s, double t_memory_s, double t_overhead_s) {
   return t_compute_s >= t_memory_s ? Bound::kCompute : Bound::kMemory;
 }
 
+// The (sequence, KV head) blocks an attention group reads its K in: the
+// group's K input (the tensor that enters the group on the way to the
+// QK^T MatMul's second operand, before any grouped-query Expand) over one
+// block's context x head dim (the product's n x k), times the product's
+// activation share (one GPU's heads under tensor parallelism).
+double AttentionBlocks(const graph::Graph& graph,
+                       const std::vector<int>& members,
+                       const std::vector<LayerResult>& layers,
+                       const std::vector<int>& layer_of,
+                       std::span<const NodeShare> shares) {
+  auto member = [&](int node) {
+    return node >= 0 &&
+           std::find(members.begin(), members.end(), node) != members.end();
+  };
+  for (int m : members) {
+    const graph::Node& node = graph.node(m);
+    if (!fusion::IsAttentionMatMul(node) || layer_of[m] < 0) continue;
+    const GemmShape& g = layers[layer_of[m]].cost.gemm;
+    const int out = node.Output(0);
+    // QK^T: its scores go on to the softmax chain, not out of the group.
+    if (g.batch <= 0 || out < 0 || graph.tensor(out).consumers.empty() ||
+        !member(graph.tensor(out).consumers[0]) ||
+        fusion::IsAttentionMatMul(graph.node(graph.tensor(out).consumers[0]))) {
+      continue;
+    }
+    int t = node.Input(1);
+    for (int depth = 0; t >= 0 && member(graph.tensor(t).producer); ++depth) {
+      if (depth > 16) return 0;
+      t = graph.node(graph.tensor(t).producer).Input(0);
+    }
+    if (t < 0 || !graph.tensor(t).shape_known) return 0;
+    const double per_block = g.n * g.k;
+    const double elements = static_cast<double>(graph.tensor(t).NumElements());
+    if (!(per_block > 0) || !(elements >= per_block)) return 0;
+    // One GPU's share: that of the product (its heads are split; the layout
+    // ops in front of it may not carry a share of their own).
+    const double share = shares.empty() ? 1.0 : shares[m].activations_read;
+    return elements / per_block * share;
+  }
+  return 0;
+}
+
 }  // namespace
 
 FusedKernel FusedKernelOf(const graph::Graph& graph, const FusionGroup& group,
@@ -84,6 +126,10 @@ FusedKernel FusedKernelOf(const graph::Graph& graph, const FusionGroup& group,
     fused.bytes_written += pricer.TensorBytes(graph, graph.tensor(t)) * share;
   }
   w.bytes = fused.bytes_read + fused.bytes_written;
+  if (w.kind == KernelClass::kAttention) {
+    w.attention_blocks =
+        AttentionBlocks(graph, members, layers, layer_of, shares);
+  }
   return fused;
 }
 

@@ -156,6 +156,9 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
     Range range;
   };
   double units = 0;
+  double attention_memory_efficiency = 0;  // 0: not given
+  double attention_kernel_fixed_s = -1;    // < 0: not given
+  double attention_block_s = -1;           // < 0: not given
   const Field fields[] = {
       {"compute_units", &units, Range::kAny},
       {"matrix_efficiency", &out->matrix_efficiency, Range::kFraction},
@@ -164,6 +167,10 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
       {"memory_kernel_fixed_s", &out->memory_kernel_fixed_s, Range::kAny},
       {"matrix_overlap", &out->matrix_overlap, Range::kFraction},
       {"attention_efficiency", &out->attention_efficiency, Range::kFraction},
+      {"attention_memory_efficiency", &attention_memory_efficiency,
+       Range::kFraction},
+      {"attention_kernel_fixed_s", &attention_kernel_fixed_s, Range::kAny},
+      {"attention_block_s", &attention_block_s, Range::kAny},
       {"wave_quantization", &out->wave_quantization, Range::kUnit},
       {"vector_flops_per_s", &out->vector_flops_per_s, Range::kAny},
   };
@@ -192,7 +199,9 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
           "unknown field (known: compute_units, matrix_efficiency, "
           "memory_efficiency, matrix_by_precision, kernel_fixed_s, "
           "memory_kernel_fixed_s, matrix_overlap, wave_quantization, "
-          "attention_efficiency, vector_flops_per_s, source)");
+          "attention_efficiency, attention_memory_efficiency, "
+          "attention_kernel_fixed_s, attention_block_s, vector_flops_per_s, "
+          "source)");
     }
     absl::StatusOr<double> v =
         NumberValue(value, origin, field, /*allow_zero=*/true);
@@ -209,6 +218,13 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
       units, 0, 1000000, origin, "kernel_model.compute_units", "compute units");
   if (!whole_units.ok()) return whole_units.status();
   out->compute_units = static_cast<int>(*whole_units);
+  if (attention_memory_efficiency > 0) {
+    out->attention_memory_efficiency = attention_memory_efficiency;
+  }
+  if (attention_kernel_fixed_s >= 0) {
+    out->attention_kernel_fixed_s = attention_kernel_fixed_s;
+  }
+  if (attention_block_s >= 0) out->attention_block_s = attention_block_s;
   out->fitted = true;
   return absl::OkStatus();
 }

@@ -50,6 +50,17 @@ struct KernelModel {
   double wave_quantization = 1;
   // Fraction of the matrix peak a fused (flash) attention kernel reaches.
   double attention_efficiency = 0.5;
+  // Fraction of the memory bandwidth, and fixed device time, of a fused
+  // attention kernel when they differ from a streaming kernel's
+  // (memory_efficiency, kernel_fixed_s): a decode attention kernel reads
+  // its KV cache in one block per sequence and KV head, not as one stream
+  // (fitted to TensorRT-LLM's decode attention tables by
+  // bench/accuracy/aiconfigurator_rows.py attention).
+  std::optional<double> attention_memory_efficiency;
+  std::optional<double> attention_kernel_fixed_s;
+  // Device time per (sequence, KV head) block of an attention kernel (each
+  // block's set-up and tail: short contexts stream less efficiently).
+  std::optional<double> attention_block_s;
   // Fixed device time of a matrix kernel when it differs from
   // kernel_fixed_s (set by ForPrecision from matrix_by_precision).
   std::optional<double> matrix_kernel_fixed_s;

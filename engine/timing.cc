@@ -139,6 +139,7 @@ Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
     }
     if (overrides.memory_efficiency) {
       p.model.memory_efficiency = *overrides.memory_efficiency;
+      p.model.attention_memory_efficiency = *overrides.memory_efficiency;
     }
     if (overrides.per_node_tax_s) {
       p.runtime.kernel_launch_s = *overrides.per_node_tax_s;
@@ -240,7 +241,7 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
   // weight-only kernel's), attention's, or a memory-bound kernel's.
   double fixed_s = work.kind == KernelClass::kMatrix ? m.MatrixFixedSeconds()
                    : work.kind == KernelClass::kAttention
-                       ? m.kernel_fixed_s
+                       ? m.attention_kernel_fixed_s.value_or(m.kernel_fixed_s)
                        : m.memory_kernel_fixed_s;
   switch (work.kind) {
     case KernelClass::kMatrix: {
@@ -272,10 +273,12 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
     }
     case KernelClass::kAttention: {
       t.compute_efficiency = m.attention_efficiency;
-      t.memory_efficiency = m.memory_efficiency;
+      t.memory_efficiency =
+          m.attention_memory_efficiency.value_or(m.memory_efficiency);
       t.t_compute_s = flops / (p.peak_flops_per_s * m.attention_efficiency);
-      t.t_memory_s = MemorySeconds(work, bw * m.memory_efficiency, 1);
-      device = Overlap(t.t_compute_s, t.t_memory_s, m.matrix_overlap);
+      t.t_memory_s = MemorySeconds(work, bw * t.memory_efficiency, 1);
+      device = Overlap(t.t_compute_s, t.t_memory_s, m.matrix_overlap) +
+               work.attention_blocks * m.attention_block_s.value_or(0);
       break;
     }
     default: {

@@ -12,7 +12,11 @@
 //               w = the device's wave_quantization (its precision's)
 //               M  = bytes / (BW * e_memory)  (weights of a weight-only
 //                    int8/int4 kernel at BW * e_memory * weight_only factor)
-//   attention   the same with e_attention, no tile/wave terms
+//   attention   the same with e_attention, no tile/wave terms, and the
+//               device's attention_memory_efficiency and
+//               attention_kernel_fixed_s where it has them (a decode
+//               attention kernel's KV reads and fixed cost), plus
+//               attention_block_s per (sequence, KV head) block
 //   memory      T = max(FLOPs / vector peak, bytes / (BW * e_memory * class))
 //               + fixed
 // Bytes the L2 serves (KernelWork::l2_activation_share, l2_weights) count
@@ -81,6 +85,9 @@ struct KernelWork {
   // The weights stay in the L2 from one inference to the next (the whole
   // working set fits; engine/l2.h).
   bool l2_weights = false;
+  // Attention kernels: the (sequence, KV head) blocks the kernel reads its
+  // K and V in (batch x KV heads, one GPU's share); 0 when unknown.
+  double attention_blocks = 0;
   double Flops() const { return matrix_flops + other_flops; }
 };
 

@@ -123,6 +123,90 @@ TEST(TimeKernel, MemoryKernelUsesItsClassAndFixedCost) {
   EXPECT_EQ(t.regime, Regime::kMemory);
 }
 
+TEST(TimeKernel, AttentionKernelUsesItsOwnStreamingConstants) {
+  // A fused attention kernel: 1e6 FLOPs at 1e12 x 0.5 (the default
+  // attention efficiency) = 2 us; 1e6 B at 1e11 x 0.5 = 20 us; overlap 1:
+  // 20 us + 1 us fixed + 1 us gap = 22 us; 100 blocks cost nothing without
+  // a block cost.
+  Pricing p = RoundPricing();
+  KernelWork w;
+  w.kind = KernelClass::kAttention;
+  w.matrix_flops = 1e6;
+  w.bytes = 1e6;
+  w.attention_blocks = 100;
+  EXPECT_NEAR(TimeKernel(w, p).latency_s, 22e-6, 1e-15);
+  // The device's attention constants: 1e6 B at 1e11 x 0.25 = 40 us,
+  // + 100 blocks x 0.1 us + 5 us fixed + 1 us gap = 56 us; the memory term
+  // is the 40 us, the rest overhead.
+  p.model.attention_memory_efficiency = 0.25;
+  p.model.attention_kernel_fixed_s = 5e-6;
+  p.model.attention_block_s = 0.1e-6;
+  const KernelTime t = TimeKernel(w, p);
+  EXPECT_NEAR(t.t_memory_s, 40e-6, 1e-15);
+  EXPECT_NEAR(t.latency_s, 56e-6, 1e-15);
+  EXPECT_NEAR(t.t_overhead_s, 16e-6, 1e-15);
+  EXPECT_DOUBLE_EQ(t.memory_efficiency, 0.25);
+  // A matrix kernel of the same work keeps the streaming constants (no
+  // tile terms: unknown shape): max(2 us, 20 us) + 1 us fixed + 1 us gap.
+  KernelWork g = w;
+  g.kind = KernelClass::kMatrix;
+  EXPECT_NEAR(TimeKernel(g, p).latency_s, 22e-6, 1e-15);
+}
+
+TEST(TimeKernel, MemoryEfficiencyOverrideAppliesToAttentionToo) {
+  absl::StatusOr<std::vector<Hardware>> catalog = zoo::HardwareCatalog();
+  ASSERT_TRUE(catalog.ok());
+  absl::StatusOr<std::vector<Runtime>> runtimes = zoo::RuntimeCatalog();
+  ASSERT_TRUE(runtimes.ok());
+  const Hardware h100 = *FindHardware(*catalog, "h100");
+  ASSERT_TRUE(h100.kernel_model.attention_memory_efficiency.has_value());
+  PricingOverrides o;
+  o.memory_efficiency = 0.5;
+  const Pricing p = MakePricing(h100, *FindRuntime(*runtimes, "tensorrt"),
+                                "bf16", *h100.PeakFlops("bf16"), 2, o);
+  EXPECT_DOUBLE_EQ(p.model.memory_efficiency, 0.5);
+  EXPECT_DOUBLE_EQ(*p.model.attention_memory_efficiency, 0.5);
+}
+
+// The (sequence, KV head) blocks of a decode attention kernel, read back
+// from its time on the H200 (overlap 1, so latency = memory time + blocks x
+// attention_block_s + attention_kernel_fixed_s under tensorrt, whose 3 us
+// launch hides under the kernel): batch 4 x 8 KV heads = 32 for
+// Llama-3.1-8B (grouped-query: 32 query heads share 8 KV heads), 4 x 32 =
+// 128 for Llama-2-7B (one KV head per query head), 4 x 4 = 16 per GPU for
+// Llama-3.1-8B on 2 GPUs.
+TEST(ExecutionModel, DecodeAttentionPaysOneBlockPerSequenceAndKvHead) {
+  absl::StatusOr<std::vector<Hardware>> catalog = zoo::HardwareCatalog();
+  ASSERT_TRUE(catalog.ok());
+  const Hardware h200 = *FindHardware(*catalog, "h200");
+  const KernelModel& m = h200.kernel_model;
+  ASSERT_TRUE(m.attention_block_s && m.attention_kernel_fixed_s);
+  struct Case {
+    const char* model;
+    const char* tp;
+    double blocks;
+  };
+  for (const Case& c : {Case{"llama-3.1-8b-decode", "1", 32},
+                        Case{"llama-2-7b-decode", "1", 128},
+                        Case{"llama-3.1-8b-decode", "2", 16}}) {
+    const nlohmann::json j =
+        RunJson({"--zoo", c.model, "--hw", "h200", "--precision", "fp8",
+                 "--runtime", "tensorrt", "--batch", "4", "--dim",
+                 "past_sequence=1024", "--tp", c.tp});
+    int attention = 0;
+    for (const auto& k : j["kernels"]) {
+      if (k["fusion"] != "attention") continue;
+      ++attention;
+      const double blocks =
+          (k["latency_s"].get<double>() - k["t_memory_s"].get<double>() -
+           *m.attention_kernel_fixed_s) /
+          *m.attention_block_s;
+      EXPECT_NEAR(blocks, c.blocks, 0.01) << c.model << " tp " << c.tp;
+    }
+    EXPECT_EQ(attention, 32) << c.model;
+  }
+}
+
 TEST(TimeKernel, LaunchBoundKernelWithoutGraphs) {
   // Eager: 1000 B take 1000 / 5e10 = 0.02 us + 2 us fixed; a 10 us launch
   // dominates: latency = max(2.02, 10) = 10 us, overhead-dominated.

@@ -319,6 +319,33 @@ TEST(HardwareJsonTest, MeasuredCollectiveTables) {
               "tables[1].time");
 }
 
+// kernel_model's attention constants: unset unless given; the efficiency is
+// a fraction, the times non-negative.
+TEST(HardwareJsonTest, AttentionConstantsAreOptional) {
+  const std::string with = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",
+                                   R"("dispatch_tax_s": 1e-5,
+         "kernel_model": {"compute_units": 132,
+                          "attention_memory_efficiency": 0.7,
+                          "attention_kernel_fixed_s": 8e-6,
+                          "attention_block_s": 4e-9},)");
+  absl::StatusOr<engine::Hardware> hw =
+      engine::ParseHardwareJson(with, "good.json");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  EXPECT_DOUBLE_EQ(*hw->kernel_model.attention_memory_efficiency, 0.7);
+  EXPECT_DOUBLE_EQ(*hw->kernel_model.attention_kernel_fixed_s, 8e-6);
+  EXPECT_DOUBLE_EQ(*hw->kernel_model.attention_block_s, 4e-9);
+  absl::StatusOr<engine::Hardware> plain =
+      engine::ParseHardwareJson(kGood, "good.json");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(plain->kernel_model.attention_memory_efficiency.has_value());
+  EXPECT_FALSE(plain->kernel_model.attention_block_s.has_value());
+  ExpectError(Replace(with, "0.7,", "1.5,"),
+              "field 'kernel_model.attention_memory_efficiency': must be in "
+              "(0, 1]");
+  ExpectError(Replace(with, "4e-9}", "-4e-9}"),
+              "kernel_model.attention_block_s");
+}
+
 // kernel_model.wave_quantization: an exponent in [0, 1], 1 when not given.
 TEST(HardwareJsonTest, WaveQuantizationIsAnExponentInZeroToOne) {
   const std::string with = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",

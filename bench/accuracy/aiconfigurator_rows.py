@@ -22,6 +22,11 @@ Run (Python 3 standard library + the zstd CLI):
   aiconfigurator_rows.py [--repo GITDIR] [--commit C] weight-only SYSTEM VERSION HW.json
       fit the fixed cost of TRT-LLM's weight-only int8/int4 GEMVs (the tensorrt profile's
       weight_only_kernel_fixed_s) with the device's bandwidth and memory efficiency from HW.json
+  aiconfigurator_rows.py [--repo GITDIR] [--commit C] attention SYSTEM VERSION HW.json
+      fit the decode attention kernel's memory efficiency, fixed cost and per-block cost
+      (kernel_model's attention_memory_efficiency, attention_kernel_fixed_s, attention_block_s)
+      to TRT-LLM's generation attention table at the Llama head counts and the serving range of
+      batch and context
   aiconfigurator_rows.py [--repo GITDIR] [--commit C] nccl SYSTEM NCCL_VERSION HW.json
       write the measured NCCL collective times of SYSTEM (all-reduce, all-gather, reduce-scatter,
       all-to-all; fp16 rows, 2-8 GPUs of one node) into HW.json's
@@ -474,6 +479,85 @@ def weight_only(system, version, hw_file, repo, commit):
     return 0
 
 
+# Decode attention fit: the per-GPU head counts (q, kv) of the Llama family under tensor parallelism
+# (Llama-2-7B 32/32 MHA; Llama-3 8B 32/8; 70B 64/8 -> TP2 32/4, TP4 16/2, TP8 8/1; MHA at TP) and
+# the serving range of batch and context the accuracy rows run.
+ATTN_FIT_HEADS = {(32, 32), (16, 16), (8, 8), (32, 8), (64, 8), (32, 4), (16, 2), (8, 1), (4, 1)}
+ATTN_FIT_BATCH = (16, 2048)
+ATTN_FIT_CONTEXT = (128, 32768)
+
+
+def attention(system, version, hw_file, repo, commit):
+    """The decode attention kernel's own constants (the hardware file's kernel_model
+    attention_memory_efficiency e, attention_kernel_fixed_s f, attention_block_s c): TRT-LLM's
+    generation attention rows (head dim 128, no sliding window, bf16 math, bf16 and fp8 KV cache)
+    at the Llama head counts of ATTN_FIT_HEADS, batch 16-2048 and context 128-32768, timed as the
+    kernel model times a decode attention kernel (engine/timing.h; its compute term is a few
+    percent of the memory term at these shapes): f + bytes / (BW x e) + c x batch x KV heads, with
+    bytes = K and V cache + q and o, and one (sequence, KV head) block per batch x KV head. Least
+    squares on log(predicted / measured): a grid (f 0-15 us by 0.5, e 0.40-1.00 by 0.02, c 0-20 ns
+    by 1), then a 5x finer grid around its best. Prints the fit and the error by KV type and MHA /
+    GQA, beside the device's streaming constants (kernel_fixed_s, memory_efficiency, no block
+    term) on the same rows."""
+    import json
+    import math
+    with open(hw_file) as f:
+        hw = json.load(f)
+    bw = hw["memory_bandwidth_bytes_per_s"]
+    km = hw["kernel_model"]
+    apath, attn = table(system, "generation_attention", version, repo, commit)
+    rows = []
+    for r in attn:
+        hq, hkv, b, ctx = r["num_heads"], r["num_key_value_heads"], r["batch_size"], r["step"] + 1
+        if ((hq, hkv) not in ATTN_FIT_HEADS or r["head_dim"] != 128 or r["window_size"] != 0
+                or r["attn_dtype"] != "bfloat16" or r["kv_cache_dtype"] not in ("bfloat16", "fp8")
+                or not ATTN_FIT_BATCH[0] <= b <= ATTN_FIT_BATCH[1]
+                or not ATTN_FIT_CONTEXT[0] <= ctx <= ATTN_FIT_CONTEXT[1]):
+            continue
+        elem = 2 if r["kv_cache_dtype"] == "bfloat16" else 1
+        nbytes = 2 * b * hkv * ctx * 128 * elem + 2 * b * hq * 128 * 2
+        rows.append((nbytes, b * hkv, r["latency"] / 1e3, r["kv_cache_dtype"], hq == hkv, ctx))
+    if not rows:
+        print("no rows")
+        return 1
+
+    def loss(f, e, c):
+        return sum(math.log((f + n / (bw * e) + blocks * c) / t) ** 2
+                   for n, blocks, t, _, _, _ in rows)
+
+    def grid(fs, es, cs):
+        return min((loss(f, e, c), f, e, c) for f in fs for e in es for c in cs)
+
+    _, f0, e0, c0 = grid([i * 0.5e-6 for i in range(31)], [0.4 + j * 0.02 for j in range(31)],
+                         [i * 1e-9 for i in range(21)])
+    _, fixed, e, c = grid([max(0, f0 + i * 0.1e-6) for i in range(-5, 6)],
+                          [e0 + j * 0.004 for j in range(-5, 6)],
+                          [max(0, c0 + i * 0.2e-9) for i in range(-5, 6)])
+
+    def report(label, f, eff, per_block):
+        print(label)
+        groups = [("all", lambda r: True), ("context >= 4096", lambda r: r[5] >= 4096),
+                  ("context <= 512", lambda r: r[5] <= 512)] + [
+            ("%s %s" % (kv, "MHA" if mha else "GQA"), lambda r, kv=kv, mha=mha: r[3] == kv and r[4] == mha)
+            for kv in ("bfloat16", "fp8") for mha in (False, True)]
+        for name, keep in groups:
+            err = sorted((f + r[0] / (bw * eff) + r[1] * per_block) / r[2] - 1
+                         for r in rows if keep(r))
+            if not err:
+                continue
+            mag = sorted(abs(x) for x in err)
+            print("  %-15s %4d rows  median error %+.1f%%  median |error| %.1f%%  within 20%% %.0f%%" % (
+                name, len(err), 100 * err[len(err) // 2], 100 * mag[len(mag) // 2],
+                100 * sum(x <= 0.2 for x in mag) / len(mag)))
+    print("%s: %d rows of %s" % (system, len(rows), source(apath, repo, commit)))
+    report("streaming constants (kernel_fixed_s %.2f us, memory_efficiency %.3f, no block term):" % (
+        km["kernel_fixed_s"] * 1e6, km["memory_efficiency"]), km["kernel_fixed_s"],
+        km["memory_efficiency"], 0)
+    report("fitted: attention_kernel_fixed_s %.1f us, attention_memory_efficiency %.3f, "
+           "attention_block_s %.1f ns" % (fixed * 1e6, e, c * 1e9), fixed, e, c)
+    return 0
+
+
 def nccl(system, version, hw_file, repo, commit):
     """Measured NCCL collective times (nccl_perf.parquet, fp16 rows) as the hardware file's
     interconnect.measured_collectives: per op and GPU count, message bytes and seconds. The
@@ -542,6 +626,8 @@ def main(argv):
         return emit_grid(argv[1], argv[2], argv[3], argv[4], repo, commit)
     if argv[:1] == ["weight-only"] and len(argv) == 4:
         return weight_only(argv[1], argv[2], argv[3], repo, commit)
+    if argv[:1] == ["attention"] and len(argv) == 4:
+        return attention(argv[1], argv[2], argv[3], repo, commit)
     if argv[:1] == ["nccl"] and len(argv) == 4:
         return nccl(argv[1], argv[2], argv[3], repo, commit)
     if argv[:1] == ["dump"] and len(argv) >= 4:

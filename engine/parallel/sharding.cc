@@ -411,6 +411,9 @@ void ScaleWork(const std::vector<Before>& in, const std::vector<Role>& role,
     k.work.other_flops *= rf;
     k.work.bytes *= rb;
     k.work.weight_bytes *= rw;
+    // An attention kernel's (sequence, KV head) blocks split with its KV
+    // bytes (one GPU's heads).
+    k.work.attention_blocks *= rb;
     if (k.anchor >= 0) {
       k.work.gemm = ScaleGemm(k.work.gemm, role[k.anchor], split, k.anchor);
     }

@@ -165,6 +165,13 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw) {
       m["matrix_by_precision"] = by;
     }
     m["attention_efficiency"] = k.attention_efficiency;
+    if (k.attention_memory_efficiency) {
+      m["attention_memory_efficiency"] = *k.attention_memory_efficiency;
+    }
+    if (k.attention_kernel_fixed_s) {
+      m["attention_kernel_fixed_s"] = *k.attention_kernel_fixed_s;
+    }
+    if (k.attention_block_s) m["attention_block_s"] = *k.attention_block_s;
     if (k.vector_flops_per_s > 0)
       m["vector_flops_per_s"] = k.vector_flops_per_s;
     m["source"] = k.source;
