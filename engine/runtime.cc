@@ -301,6 +301,11 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
         s = tokens.status();
         if (tokens.ok()) r.prefill_chunk_tokens = *tokens;
       }
+    } else if (field == "kv_cache_free_memory_fraction") {
+      s = set_number(&r.kv_cache_free_memory_fraction, 1);
+      if (s.ok() && !(r.kv_cache_free_memory_fraction > 0)) {
+        s = FieldError(origin, field, "must be in (0, 1]");
+      }
     } else if (field == "per_request_s") {
       s = set_number(&r.per_request_s, kMaxSeconds);
     } else if (field == "custom_all_reduce") {

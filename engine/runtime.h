@@ -111,6 +111,12 @@ struct Runtime {
   // chunk, not of every prompt at once (--serve's memory and largest
   // concurrency). 0: no limit, the whole batch's prompts in one pass.
   int64_t prefill_chunk_tokens = 0;
+  // The runtime's KV cache takes this fraction of the memory left free
+  // after the weights and activations (TensorRT-LLM's
+  // KvCacheConfig.free_gpu_memory_fraction): --serve reserves the rest.
+  // 0: the device rule, kRuntimeReserveFraction of the whole device
+  // (vLLM's gpu_memory_utilization).
+  double kv_cache_free_memory_fraction = 0;
   // Host time a request costs once, before its first token (the serving
   // loop's setup of the request, the context phase's enqueue and the host
   // sync that returns the token): --serve adds it to the time to first

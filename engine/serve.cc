@@ -145,10 +145,11 @@ struct Prepared {
   TensorPricer dtype_pricer;
   std::optional<FloatRepricer> repricer;
   KvCache kv;
-  std::vector<int64_t> contexts;     // the sampled steps' cache lengths
-  std::vector<graph::Graph> steps;   // the decoder rebound at each
-  double activation_bytes = 0;       // prefill peak at the micro-batch
-  int64_t prefill_chunk_tokens = 0;  // the runtime's (0: none)
+  std::vector<int64_t> contexts;             // the sampled steps' cache lengths
+  std::vector<graph::Graph> steps;           // the decoder rebound at each
+  double activation_bytes = 0;               // prefill peak at the micro-batch
+  int64_t prefill_chunk_tokens = 0;          // the runtime's (0: none)
+  double kv_cache_free_memory_fraction = 0;  // the runtime's (0: none)
   // When some layout spans several GPUs: what ShardAnalysis reads of the
   // prefill's and the decoder's structure (one for every step: the steps
   // are copies of one graph with other dims).
@@ -246,6 +247,8 @@ absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
   p->activation_bytes = *act;
   if (in.options.runtime != nullptr) {
     p->prefill_chunk_tokens = in.options.runtime->prefill_chunk_tokens;
+    p->kv_cache_free_memory_fraction =
+        in.options.runtime->kv_cache_free_memory_fraction;
   }
   if (sharded) {
     absl::StatusOr<ShardingStructure> pre = FindShardingStructure(*in.prefill);
@@ -391,19 +394,32 @@ void MemoryOf(const ServeInputs& in, const Prepared& p, double weight_bytes,
   m->prefill_chunk_tokens = p.prefill_chunk_tokens;
   m->activation_bytes =
       chunked && micro * prompt > chunk ? chunk_activation : p.activation_bytes;
-  m->reserve_bytes = kRuntimeReserveFraction * m->capacity_bytes;
+  // The reserve: a fraction of the device, or what the runtime's KV cache
+  // leaves of the memory free after the weights and `activations`.
+  const double free_fraction = p.kv_cache_free_memory_fraction;
+  m->reserve_of_free = free_fraction > 0;
+  m->reserve_fraction =
+      m->reserve_of_free ? 1 - free_fraction : kRuntimeReserveFraction;
+  auto reserve = [&](double activations) {
+    return m->reserve_of_free
+               ? m->reserve_fraction *
+                     std::max(0.0,
+                              m->capacity_bytes - m->weight_bytes - activations)
+               : m->reserve_fraction * m->capacity_bytes;
+  };
+  m->reserve_bytes = reserve(m->activation_bytes);
   m->total_bytes = m->weight_bytes + m->kv_cache_bytes + m->activation_bytes +
                    m->reserve_bytes;
   m->fits = m->total_bytes <= m->capacity_bytes;
   // Below one chunk of prompts each request brings its activations; above
   // it the chunk's activations are fixed and each request brings its KV.
   *max_concurrency =
-      MaxConcurrency(m->capacity_bytes, m->weight_bytes, m->reserve_bytes,
+      MaxConcurrency(m->capacity_bytes, m->weight_bytes, reserve(0),
                      kv_per_request + per_request_activation);
   if (chunked && static_cast<double>(*max_concurrency) * prompt > chunk) {
     *max_concurrency =
         MaxConcurrency(m->capacity_bytes, m->weight_bytes + chunk_activation,
-                       m->reserve_bytes, kv_per_request);
+                       reserve(chunk_activation), kv_per_request);
   }
 }
 

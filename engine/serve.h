@@ -183,7 +183,12 @@ struct ServeMemory {
   // the batch's peak x C / (B x N) (activations scale with the tokens).
   double activation_bytes = 0;
   int64_t prefill_chunk_tokens = 0;  // the runtime's; 0: no chunking
-  double reserve_bytes = 0;          // kRuntimeReserveFraction x capacity
+  // kRuntimeReserveFraction x capacity, or with the runtime's
+  // kv_cache_free_memory_fraction f, (1 - f) x (capacity - weights -
+  // activations): what the KV cache leaves of the free memory.
+  double reserve_bytes = 0;
+  double reserve_fraction = 0;   // of the device or of the free memory
+  bool reserve_of_free = false;  // true: of the free memory
   double total_bytes = 0;
   bool fits = false;
 };

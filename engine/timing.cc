@@ -20,10 +20,16 @@ double ClassFactor(const Runtime& runtime, KernelClass kind) {
   return it == runtime.memory_efficiency_by_class.end() ? 1.0 : it->second;
 }
 
-// Smallest power-of-two tile edge in [16, 128] that covers `extent`.
+// Smallest power-of-two tile edge in [16, 128] that covers `extent`; past
+// 128, a 64 edge where it pads less than 128 does (131 rows: 3 x 64 = 192,
+// not 2 x 128 = 256; GEMM libraries ship 64-row and 64-column tiles).
 double TileEdge(double extent) {
   double edge = 16;
   while (edge < extent && edge < 128) edge *= 2;
+  if (extent > 128 &&
+      std::ceil(extent / 64) * 64 < std::ceil(extent / 128) * 128) {
+    return 64;
+  }
   return edge;
 }
 

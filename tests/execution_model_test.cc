@@ -341,9 +341,13 @@ TEST(TileWave, WaveQuantizationExponentScalesOnlyTheWaveTerm) {
   EXPECT_NEAR(TileWaveEfficiency(g, 132, true, 0.5), std::sqrt(96.0 / 132),
               1e-12);
   EXPECT_DOUBLE_EQ(TileWaveEfficiency(g, 132, true, 0.0), 1.0);
-  // 257 rows: three 128-row tiles, q_tile = 257 / 384; exponent 0 keeps it.
+  // 257 rows: five 64-row tiles (320 rows; three 128-row ones would pad to
+  // 384), q_tile = 257 / 320; exponent 0 keeps it.
   EXPECT_NEAR(TileWaveEfficiency({1, 257, 4096, 4096}, 132, true, 0.0),
-              257.0 / 384, 1e-12);
+              257.0 / 320, 1e-12);
+  // 131 rows: three 64-row tiles (192 rows), not two 128-row ones (256).
+  EXPECT_NEAR(TileWaveEfficiency({1, 131, 4096, 4096}, 132, true, 0.0),
+              131.0 / 192, 1e-12);
 }
 
 TEST(TimeKernel, Fp32GemvOnTheVectorUnitsIsMemoryBound) {
@@ -452,6 +456,15 @@ TEST(Runtime, BadProfilesNameTheFileAndField) {
       HasSubstr("prefill_chunk_tokens"));
   EXPECT_THAT(ProfileError(R"({"key":"x","name":"X","per_request_s":-1})"),
               HasSubstr("per_request_s"));
+  EXPECT_THAT(
+      ProfileError(
+          R"({"key":"x","name":"X","kv_cache_free_memory_fraction":0})"),
+      HasSubstr("field 'kv_cache_free_memory_fraction': must be in "
+                "(0, 1]"));
+  EXPECT_THAT(
+      ProfileError(
+          R"({"key":"x","name":"X","kv_cache_free_memory_fraction":1.5})"),
+      HasSubstr("kv_cache_free_memory_fraction"));
   absl::StatusOr<Runtime> request =
       ParseRuntimeJson(R"({"key":"x","name":"X","per_request_s":0.002})", "");
   ASSERT_TRUE(request.ok()) << request.status();

@@ -273,6 +273,45 @@ TEST(Serve, PrefillChunksBoundTheActivations) {
             serve(2, 0).memory.activation_bytes);
 }
 
+// TensorRT-LLM's rule: its KV cache takes a fraction f of the memory left
+// free after the weights and activations (KvCacheConfig.
+// free_gpu_memory_fraction, 0.9). The reserve is then (1 - f) x (capacity -
+// weights - activations), not 10% of the device; the largest concurrency
+// is floor(f x (capacity - weights - chunk activations) / KV per request).
+// Llama-3.1-8B bf16 on an H100, 2,048 + 64 tokens, 16 requests, chunks of
+// 8,192 tokens (a quarter of the batch's prefill peak).
+TEST(Serve, KvCacheTakesAFractionOfTheFreeMemory) {
+  Fixture f;
+  SetUpLlama(2048, 64, 16, &f);
+  f.in.samples = 2;
+  f.runtime.prefill_chunk_tokens = 8192;
+  f.runtime.kv_cache_free_memory_fraction = 0.9;
+  absl::StatusOr<ServeResult> r = AnalyzeServe(f.in);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const ServeMemory& m = r->memory;
+  const double capacity = 85899345920.0;    // H100 SXM 80 GiB
+  const double weights = 8030261248.0 * 2;  // params x bf16
+  const double kv_request = 131072.0 * (2048 + 64);
+  EXPECT_TRUE(m.reserve_of_free);
+  EXPECT_DOUBLE_EQ(m.reserve_fraction, 0.1);
+  ASSERT_GT(m.activation_bytes, 0);
+  EXPECT_DOUBLE_EQ(m.reserve_bytes,
+                   0.1 * (capacity - weights - m.activation_bytes));
+  EXPECT_EQ(r->max_concurrency,
+            static_cast<int64_t>(std::floor(
+                0.9 * (capacity - weights - m.activation_bytes) / kv_request)));
+  // By hand without activations: 0.9 x (85899345920 - 16060522496) /
+  // 276824064 = 227.06; the device rule gives (0.9 x 85899345920 -
+  // 16060522496) / 276824064 = 221.25: TensorRT-LLM's rule holds more.
+  EXPECT_LE(r->max_concurrency, 227);
+  f.runtime.kv_cache_free_memory_fraction = 0;
+  absl::StatusOr<ServeResult> device = AnalyzeServe(f.in);
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_FALSE(device->memory.reserve_of_free);
+  EXPECT_LE(device->max_concurrency, 221);
+  EXPECT_GT(r->max_concurrency, device->max_concurrency);
+}
+
 // Energy: each GPU at TDP x (0.3 + 0.7 x MFU) while a phase runs (mlsysim
 // economics.py); H100 SXM TDP 700 W (NVIDIA datasheet). Checked against
 // the formula applied to independent analyses of the prefill and of every

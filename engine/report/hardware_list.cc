@@ -220,6 +220,13 @@ nlohmann::ordered_json RuntimeJson(const Runtime& r) {
   j["host_shape_ops"] = r.host_shape_ops;
   j["efficiency_model"] = r.size_aware ? "size-aware" : "flat";
   j["launch_model"] = LaunchModel(r);
+  if (r.prefill_chunk_tokens > 0) {
+    j["prefill_chunk_tokens"] = r.prefill_chunk_tokens;
+  }
+  if (r.per_request_s > 0) j["per_request_s"] = r.per_request_s;
+  if (r.kv_cache_free_memory_fraction > 0) {
+    j["kv_cache_free_memory_fraction"] = r.kv_cache_free_memory_fraction;
+  }
   if (r.custom_all_reduce) {
     j["custom_all_reduce"] = {
         {"one_shot_max_bytes", r.custom_all_reduce->one_shot_max_bytes},

@@ -1,5 +1,7 @@
 #include "engine/report/serve_report.h"
 
+#include <cmath>
+
 #include "absl/strings/str_join.h"
 #include "engine/report/text.h"
 #include "engine/report/text_table.h"
@@ -28,6 +30,18 @@ std::string TtftEncoderNote(const EncoderSide& e) {
 }
 
 namespace {
+
+// "runtime reserve (10% of device)", or with a runtime whose KV cache takes
+// a fraction of the free memory, "runtime reserve (10% of free memory ...)".
+std::string ReserveLabel(const ServeMemory& m) {
+  const double percent = std::round(1000 * m.reserve_fraction) / 10;
+  return m.reserve_of_free
+             ? fmt::format(
+                   "runtime reserve ({:g}% of the memory free after weights "
+                   "and activations)",
+                   percent)
+             : fmt::format("runtime reserve ({:g}% of device)", percent);
+}
 
 // "ttft_includes_encoder" / "ttft_includes_cross_kv_projection": false /
 // whether the first pass projects the cross-attention KV itself for the
@@ -103,7 +117,7 @@ std::string FormatServe(const ServeResult& r, size_t max_width) {
                           m.prefill_chunk_tokens)
             : std::string("peak activations (prefill)"),
         FormatSi(m.activation_bytes, "B")},
-       {"runtime reserve (10% of device)", FormatSi(m.reserve_bytes, "B")},
+       {ReserveLabel(m), FormatSi(m.reserve_bytes, "B")},
        {"total / device",
         fmt::format("{} / {} ({})", FormatSi(m.total_bytes, "B"),
                     FormatSi(m.capacity_bytes, "B"),
@@ -193,16 +207,15 @@ void AddServeHtml(const ServeResult& r, HtmlReportInput* page) {
   memory.note = fmt::format(
       "{} of {} ({}). Weights: {}; KV cache at prompt + generate = {} tokens: "
       "{} per token ({} layers) x {} tokens x {} requests{}; activations: the "
-      "prefill's peak (KV cache excluded); runtime reserve: {} of the device "
-      "(vLLM's gpu_memory_utilization 0.9). Largest concurrency that fits: "
-      "{}. Bytes in decimal SI units (1 GB = 10^9 B).",
+      "prefill's peak (KV cache excluded); {}. Largest concurrency that "
+      "fits: {}. Bytes in decimal SI units (1 GB = 10^9 B).",
       FormatSi(m.total_bytes, "B"), FormatSi(m.capacity_bytes, "B"),
       m.fits ? "fits" : "does NOT fit",
       r.gpus == 1 ? "the whole model" : "this GPU's shard",
       r.prompt + r.generate, FormatSi(r.kv.bytes_per_token, "B"), r.kv.layers,
       r.prompt + r.generate, r.concurrency,
-      r.gpus == 1 ? "" : fmt::format(" / {} GPUs", r.gpus),
-      FormatPercent(kRuntimeReserveFraction), r.max_concurrency);
+      r.gpus == 1 ? "" : fmt::format(" / {} GPUs", r.gpus), ReserveLabel(m),
+      r.max_concurrency);
   page->stacked_bars.push_back(std::move(memory));
 }
 
@@ -234,7 +247,8 @@ nlohmann::ordered_json ServeJson(const ServeResult& r) {
                  {"activation_bytes", m.activation_bytes},
                  {"prefill_chunk_tokens", m.prefill_chunk_tokens},
                  {"reserve_bytes", m.reserve_bytes},
-                 {"reserve_fraction", kRuntimeReserveFraction},
+                 {"reserve_fraction", m.reserve_fraction},
+                 {"reserve_of", m.reserve_of_free ? "free" : "device"},
                  {"total_bytes", m.total_bytes},
                  {"fits", m.fits}};
   j["max_concurrency"] = r.max_concurrency;
