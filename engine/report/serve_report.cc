@@ -32,7 +32,8 @@ std::string TtftEncoderNote(const EncoderSide& e) {
 namespace {
 
 // "runtime reserve (10% of device)", or with a runtime whose KV cache takes
-// a fraction of the free memory, "runtime reserve (10% of free memory ...)".
+// a fraction of the free memory, "runtime reserve (10% of the memory free
+// after weights and activations)".
 std::string ReserveLabel(const ServeMemory& m) {
   const double percent = std::round(1000 * m.reserve_fraction) / 10;
   return m.reserve_of_free
