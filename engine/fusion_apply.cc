@@ -1,6 +1,7 @@
 // ApplyFusion: re-prices the groups of a FusionPlan against an unfused
 // analysis (declared in engine/fusion.h).
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,6 +34,114 @@ Bound BoundOf(double t_compute_s, double t_memory_s, double t_overhead_s) {
   return t_compute_s >= t_memory_s ? Bound::kCompute : Bound::kMemory;
 }
 
+bool IsMember(const std::vector<int>& members, int node) {
+  return node >= 0 &&
+         std::find(members.begin(), members.end(), node) != members.end();
+}
+
+// Query and key positions of a flash attention kernel's tiles: the order of
+// the blocks FlashAttention-2 and TensorRT-LLM's FMHA kernels step over
+// (64-128 positions at head dim 128); a causal kernel skips a tile only
+// when all of it is masked.
+constexpr double kCausalTilePositions = 128;
+// Producers of a mask tensor looked at before giving up.
+constexpr int kMaxMaskNodes = 64;
+
+// Whether `tensor`, a mask entering an attention group, is a decoder's
+// causal mask: its producers keep a triangle (Trilu) or compare positions
+// (Greater, Less, GreaterOrEqual, LessOrEqual) of a Range, the pattern of
+// torch's triu / arange comparisons in exported decoders.
+bool IsCausalMask(const graph::Graph& graph, int tensor) {
+  std::vector<int> stack = {tensor};
+  std::vector<int> seen;
+  bool compares = false, ranges = false;
+  while (!stack.empty() && static_cast<int>(seen.size()) < kMaxMaskNodes) {
+    const int t = stack.back();
+    stack.pop_back();
+    const int p = t < 0 ? -1 : graph.tensor(t).producer;
+    if (p < 0 || std::find(seen.begin(), seen.end(), p) != seen.end()) {
+      continue;
+    }
+    seen.push_back(p);
+    const graph::Node& node = graph.node(p);
+    if (node.domain.empty() || node.domain == "ai.onnx") {
+      if (node.op_type == "Trilu") return true;
+      compares |= node.op_type == "Greater" || node.op_type == "Less" ||
+                  node.op_type == "GreaterOrEqual" ||
+                  node.op_type == "LessOrEqual";
+      ranges |= node.op_type == "Range";
+    }
+    for (int in : node.inputs) stack.push_back(in);
+  }
+  return compares && ranges;
+}
+
+// The share of an m x n score rectangle (m query positions, the last m of n
+// key positions) a causal kernel computes in tiles of kCausalTilePositions:
+// query tile i needs the keys up to its last position.
+double CausalScoreShare(double m, double n) {
+  if (!(m > 1) || !(n >= m)) return 1;
+  const double tile = kCausalTilePositions;
+  const double past = n - m;
+  const double key_tiles = std::ceil(n / tile);
+  const double query_tiles = std::ceil(m / tile);
+  double computed = 0;
+  for (double i = 0; i < query_tiles; ++i) {
+    computed += std::ceil(std::min(n, past + (i + 1) * tile) / tile);
+  }
+  return computed / (query_tiles * key_tiles);
+}
+
+// The QK^T product of an attention group: an attention MatMul whose scores
+// go on to a member that is not another product; -1 when there is none.
+int ScoreProduct(const graph::Graph& graph, const std::vector<int>& members,
+                 const std::vector<LayerResult>& layers,
+                 const std::vector<int>& layer_of) {
+  auto member = [&](int node) { return IsMember(members, node); };
+  for (int m : members) {
+    const graph::Node& node = graph.node(m);
+    if (!fusion::IsAttentionMatMul(node) || layer_of[m] < 0) continue;
+    const int out = node.Output(0);
+    if (layers[layer_of[m]].cost.gemm.batch <= 0 || out < 0 ||
+        graph.tensor(out).consumers.empty() ||
+        !member(graph.tensor(out).consumers[0]) ||
+        fusion::IsAttentionMatMul(graph.node(graph.tensor(out).consumers[0]))) {
+      continue;
+    }
+    return m;
+  }
+  return -1;
+}
+
+// The share of its score rectangle an attention group's kernel computes:
+// CausalScoreShare of its QK^T product's m x n when a mask added to (or
+// selected into) the scores is causal (IsCausalMask), else 1.
+double AttentionScoreShare(const graph::Graph& graph,
+                           const std::vector<int>& members,
+                           const std::vector<LayerResult>& layers,
+                           const std::vector<int>& layer_of) {
+  const int qk = ScoreProduct(graph, members, layers, layer_of);
+  if (qk < 0) return 1;
+  auto member = [&](int node) { return IsMember(members, node); };
+  for (int m : members) {
+    const graph::Node& node = graph.node(m);
+    if (!fusion::IsScoreOp(node) || node.op_type == "Mul" ||
+        node.op_type == "Div" || node.op_type == "Cast" ||
+        node.op_type == "Tanh") {
+      continue;
+    }
+    for (int in : node.inputs) {
+      if (in < 0 || member(graph.tensor(in).producer) ||
+          graph.IsWeight(graph.tensor(in)) || !IsCausalMask(graph, in)) {
+        continue;
+      }
+      const GemmShape& g = layers[layer_of[qk]].cost.gemm;
+      return CausalScoreShare(g.m, g.n);
+    }
+  }
+  return 1;
+}
+
 // The (sequence, KV head) blocks an attention group reads its K in: the
 // group's K input (the tensor that enters the group on the way to the
 // QK^T MatMul's second operand, before any grouped-query Expand) over one
@@ -43,21 +152,11 @@ double AttentionBlocks(const graph::Graph& graph,
                        const std::vector<LayerResult>& layers,
                        const std::vector<int>& layer_of,
                        std::span<const NodeShare> shares) {
-  auto member = [&](int node) {
-    return node >= 0 &&
-           std::find(members.begin(), members.end(), node) != members.end();
-  };
-  for (int m : members) {
+  auto member = [&](int node) { return IsMember(members, node); };
+  // QK^T: its scores go on to the softmax chain, not out of the group.
+  if (const int m = ScoreProduct(graph, members, layers, layer_of); m >= 0) {
     const graph::Node& node = graph.node(m);
-    if (!fusion::IsAttentionMatMul(node) || layer_of[m] < 0) continue;
     const GemmShape& g = layers[layer_of[m]].cost.gemm;
-    const int out = node.Output(0);
-    // QK^T: its scores go on to the softmax chain, not out of the group.
-    if (g.batch <= 0 || out < 0 || graph.tensor(out).consumers.empty() ||
-        !member(graph.tensor(out).consumers[0]) ||
-        fusion::IsAttentionMatMul(graph.node(graph.tensor(out).consumers[0]))) {
-      continue;
-    }
     int t = node.Input(1);
     for (int depth = 0; t >= 0 && member(graph.tensor(t).producer); ++depth) {
       if (depth > 16) return 0;
@@ -129,6 +228,8 @@ FusedKernel FusedKernelOf(const graph::Graph& graph, const FusionGroup& group,
   if (w.kind == KernelClass::kAttention) {
     w.attention_blocks =
         AttentionBlocks(graph, members, layers, layer_of, shares);
+    w.attention_score_share =
+        AttentionScoreShare(graph, members, layers, layer_of);
   }
   return fused;
 }

@@ -281,7 +281,8 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
       t.compute_efficiency = m.attention_efficiency;
       t.memory_efficiency =
           m.attention_memory_efficiency.value_or(m.memory_efficiency);
-      t.t_compute_s = flops / (p.peak_flops_per_s * m.attention_efficiency);
+      t.t_compute_s = flops * std::clamp(work.attention_score_share, 0.0, 1.0) /
+                      (p.peak_flops_per_s * m.attention_efficiency);
       t.t_memory_s = MemorySeconds(work, bw * t.memory_efficiency, 1);
       device = Overlap(t.t_compute_s, t.t_memory_s, m.matrix_overlap) +
                work.attention_blocks * m.attention_block_s.value_or(0);

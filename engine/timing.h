@@ -16,7 +16,9 @@
 //               device's attention_memory_efficiency and
 //               attention_kernel_fixed_s where it has them (a decode
 //               attention kernel's KV reads and fixed cost), plus
-//               attention_block_s per (sequence, KV head) block
+//               attention_block_s per (sequence, KV head) block; a
+//               causal kernel's compute term covers only the score tiles it
+//               computes (KernelWork::attention_score_share)
 //   memory      T = max(FLOPs / vector peak, bytes / (BW * e_memory * class))
 //               + fixed
 // Bytes the L2 serves (KernelWork::l2_activation_share, l2_weights) count
@@ -88,6 +90,12 @@ struct KernelWork {
   // Attention kernels: the (sequence, KV head) blocks the kernel reads its
   // K and V in (batch x KV heads, one GPU's share); 0 when unknown.
   double attention_blocks = 0;
+  // Attention kernels: the share of the score rectangle (query x key
+  // positions) the kernel computes. A causal kernel skips the key tiles
+  // past each query tile's last position (engine/fusion_apply.cc
+  // CausalScoreShare); 1 = all of it. Scales the compute term only: the
+  // counted FLOPs stay the dense rectangle (the counting convention).
+  double attention_score_share = 1;
   double Flops() const { return matrix_flops + other_flops; }
 };
 

@@ -153,6 +153,74 @@ TEST(TimeKernel, AttentionKernelUsesItsOwnStreamingConstants) {
   EXPECT_NEAR(TimeKernel(g, p).latency_s, 22e-6, 1e-15);
 }
 
+TEST(TimeKernel, CausalAttentionComputesOnlyItsScoreShare) {
+  // 1e8 FLOPs at 1e12 x 0.5 (the default attention efficiency) = 200 us;
+  // 1e6 B at 1e11 x 0.5 = 20 us; overlap 1: 200 + 1 fixed + 1 gap = 202 us.
+  // Half the score rectangle: 100 us of compute, 102 us in all; the counted
+  // FLOPs stay 1e8.
+  const Pricing p = RoundPricing();
+  KernelWork w;
+  w.kind = KernelClass::kAttention;
+  w.matrix_flops = 1e8;
+  w.bytes = 1e6;
+  EXPECT_NEAR(TimeKernel(w, p).latency_s, 202e-6, 1e-15);
+  w.attention_score_share = 0.5;
+  const KernelTime t = TimeKernel(w, p);
+  EXPECT_NEAR(t.t_compute_s, 100e-6, 1e-15);
+  EXPECT_NEAR(t.latency_s, 102e-6, 1e-15);
+  EXPECT_DOUBLE_EQ(w.Flops(), 1e8);
+  // A matrix kernel ignores it.
+  w.kind = KernelClass::kMatrix;
+  EXPECT_NEAR(TimeKernel(w, p).latency_s, 202e-6, 1e-15);
+}
+
+// The zoo decoders mask their scores with Where(Greater(Range, Range)), a
+// causal mask: the fused attention kernel computes the query tiles' key
+// tiles up to each tile's last position, in tiles of 128 positions. By
+// hand: a 2048-token prefill has 16 x 16 tiles, of which 1 + 2 + ... + 16 =
+// 136 are computed (136 / 256); 256 new tokens after 1792 cached ones: the
+// two query tiles need 15 and 16 of the 16 key tiles (31 / 32); one new
+// token (decode): all of them.
+TEST(ExecutionModel, CausalAttentionSkipsTheMaskedScoreTiles) {
+  absl::StatusOr<std::vector<Hardware>> catalog = zoo::HardwareCatalog();
+  ASSERT_TRUE(catalog.ok());
+  const Hardware h100 = *FindHardware(*catalog, "h100");
+  const double peak = *h100.PeakFlops("bf16");
+  const double e = h100.kernel_model.attention_efficiency;
+  struct Case {
+    const char* model;
+    const char* sequence;
+    const char* past;
+    double share;
+  };
+  for (const Case& c :
+       {Case{"llama-2-7b-prefill", "2048", nullptr, 136.0 / 256},
+        Case{"llama-2-7b-decode", "256", "1792", 31.0 / 32},
+        Case{"llama-2-7b-decode", "1", "1024", 1.0}}) {
+    std::vector<std::string> args = {
+        "--zoo",       c.model,
+        "--hw",        "h100",
+        "--precision", "bf16",
+        "--runtime",   "tensorrt",
+        "--dim",       std::string("sequence=") + c.sequence};
+    if (c.past != nullptr) {
+      args.push_back("--dim");
+      args.push_back(std::string("past_sequence=") + c.past);
+    }
+    const nlohmann::json j = RunJson(args);
+    int attention = 0;
+    for (const auto& k : j["kernels"]) {
+      if (k["fusion"] != "attention") continue;
+      ++attention;
+      EXPECT_NEAR(k["t_compute_s"].get<double>() /
+                      (k["flops"].get<double>() / (peak * e)),
+                  c.share, 1e-9)
+          << c.model << " sequence " << c.sequence;
+    }
+    EXPECT_EQ(attention, 32) << c.model;
+  }
+}
+
 TEST(TimeKernel, MemoryEfficiencyOverrideAppliesToAttentionToo) {
   absl::StatusOr<std::vector<Hardware>> catalog = zoo::HardwareCatalog();
   ASSERT_TRUE(catalog.ok());

@@ -298,8 +298,9 @@ Items AssumptionItems(const Analysis& a) {
       a.pricing.runtime.size_aware
           ? "kernels of the runtime (fusion, host shape ops, in-place KV "
             "append); matrix: max(C', M) + (1-overlap) min(C', M) + fixed, "
-            "C' with tile/wave quantization; memory kernels: max(C, M) + "
-            "fixed; then launch (max) or CUDA-graph gap (+); model = sum of "
+            "C' with tile/wave quantization; causal attention: the score "
+            "tiles it computes; memory kernels: max(C, M) + fixed; then launch "
+            "(max) or CUDA-graph gap (+); model = sum of "
             "kernels + per-inference cost (README, Execution model)"
           : "latency = max(T_compute, T_memory) + per-layer tax; T_compute = "
             "FLOPs / (efficiency x peak); T_memory = bytes / (memory "
