@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/counters/common.h"
@@ -47,14 +48,12 @@ constexpr double kCausalTilePositions = 128;
 // Producers of a mask tensor looked at before giving up.
 constexpr int kMaxMaskNodes = 64;
 
-// Whether `tensor`, a mask entering an attention group, is a decoder's
-// causal mask: its producers keep a triangle (Trilu) or compare positions
-// (Greater, Less, GreaterOrEqual, LessOrEqual) of a Range, the pattern of
-// torch's triu / arange comparisons in exported decoders.
-bool IsCausalMask(const graph::Graph& graph, int tensor) {
+// Whether a producer of `tensor` (itself, or one up to kMaxMaskNodes
+// producers up) satisfies `pred`.
+template <typename Pred>
+bool AnyProducer(const graph::Graph& graph, int tensor, Pred pred) {
   std::vector<int> stack = {tensor};
   std::vector<int> seen;
-  bool compares = false, ranges = false;
   while (!stack.empty() && static_cast<int>(seen.size()) < kMaxMaskNodes) {
     const int t = stack.back();
     stack.pop_back();
@@ -63,17 +62,35 @@ bool IsCausalMask(const graph::Graph& graph, int tensor) {
       continue;
     }
     seen.push_back(p);
-    const graph::Node& node = graph.node(p);
-    if (node.domain.empty() || node.domain == "ai.onnx") {
-      if (node.op_type == "Trilu") return true;
-      compares |= node.op_type == "Greater" || node.op_type == "Less" ||
-                  node.op_type == "GreaterOrEqual" ||
-                  node.op_type == "LessOrEqual";
-      ranges |= node.op_type == "Range";
-    }
-    for (int in : node.inputs) stack.push_back(in);
+    if (pred(graph.node(p))) return true;
+    for (int in : graph.node(p).inputs) stack.push_back(in);
   }
-  return compares && ranges;
+  return false;
+}
+
+bool IsOnnxOp(const graph::Node& node, std::string_view op) {
+  return (node.domain.empty() || node.domain == "ai.onnx") &&
+         node.op_type == op;
+}
+
+// Whether `tensor`, a mask entering an attention group, is a decoder's
+// causal mask: its producers keep a triangle (Trilu) or compare two
+// position vectors that both come from a Range (Greater, Less,
+// GreaterOrEqual, LessOrEqual: torch's arange comparisons in exported
+// decoders). A comparison with a constant (T5's relative-position buckets,
+// `position < max_exact`) is not one.
+bool IsCausalMask(const graph::Graph& graph, int tensor) {
+  auto from_range = [&](int t) {
+    return AnyProducer(
+        graph, t, [](const graph::Node& n) { return IsOnnxOp(n, "Range"); });
+  };
+  return AnyProducer(graph, tensor, [&](const graph::Node& n) {
+    if (IsOnnxOp(n, "Trilu")) return true;
+    const bool compares = IsOnnxOp(n, "Greater") || IsOnnxOp(n, "Less") ||
+                          IsOnnxOp(n, "GreaterOrEqual") ||
+                          IsOnnxOp(n, "LessOrEqual");
+    return compares && from_range(n.Input(0)) && from_range(n.Input(1));
+  });
 }
 
 // The share of an m x n score rectangle (m query positions, the last m of n
