@@ -48,6 +48,12 @@ struct Cost {
   bool view = false;
   // Contractions: the GEMM shape (the largest one if a node runs several).
   GemmShape gemm;
+  // Fused attention ops with a causal mask of their own (com.microsoft
+  // GroupQueryAttention, Attention with unidirectional, ai.onnx Attention
+  // with is_causal and no past): the share of the score rectangle a causal
+  // kernel computes (CausalScoreShare); 1 = all of it. The counts above stay
+  // the dense rectangle.
+  double attention_score_share = 1;
   // Why the count is approximate, for the report ("Loop trip count unknown:
   // body counted once"); empty when the count follows the documented rules.
   std::string note;
@@ -66,6 +72,14 @@ struct Cost {
     return *this;
   }
 };
+
+// The share of an m x n attention score rectangle (m query positions, the
+// last m of n key positions) a causal kernel computes when it skips the
+// tiles that are wholly masked: in tiles of 128 x 128 positions (the order
+// of the blocks FlashAttention-2 and TensorRT-LLM's FMHA kernels step over,
+// 64-128 positions at head dim 128), query tile i computes the key tiles up
+// to its last position. 1 when m <= 1 or n < m.
+double CausalScoreShare(double m, double n);
 
 }  // namespace ridgeline::engine
 

@@ -1,7 +1,6 @@
 // ApplyFusion: re-prices the groups of a FusionPlan against an unfused
 // analysis (declared in engine/fusion.h).
 #include <algorithm>
-#include <cmath>
 #include <optional>
 #include <span>
 #include <string>
@@ -40,11 +39,6 @@ bool IsMember(const std::vector<int>& members, int node) {
          std::find(members.begin(), members.end(), node) != members.end();
 }
 
-// Query and key positions of a flash attention kernel's tiles: the order of
-// the blocks FlashAttention-2 and TensorRT-LLM's FMHA kernels step over
-// (64-128 positions at head dim 128); a causal kernel skips a tile only
-// when all of it is masked.
-constexpr double kCausalTilePositions = 128;
 // Producers of a mask tensor looked at before giving up.
 constexpr int kMaxMaskNodes = 64;
 
@@ -93,22 +87,6 @@ bool IsCausalMask(const graph::Graph& graph, int tensor) {
   });
 }
 
-// The share of an m x n score rectangle (m query positions, the last m of n
-// key positions) a causal kernel computes in tiles of kCausalTilePositions:
-// query tile i needs the keys up to its last position.
-double CausalScoreShare(double m, double n) {
-  if (!(m > 1) || !(n >= m)) return 1;
-  const double tile = kCausalTilePositions;
-  const double past = n - m;
-  const double key_tiles = std::ceil(n / tile);
-  const double query_tiles = std::ceil(m / tile);
-  double computed = 0;
-  for (double i = 0; i < query_tiles; ++i) {
-    computed += std::ceil(std::min(n, past + (i + 1) * tile) / tile);
-  }
-  return computed / (query_tiles * key_tiles);
-}
-
 // The QK^T product of an attention group: an attention MatMul whose scores
 // go on to a member that is not another product; -1 when there is none.
 int ScoreProduct(const graph::Graph& graph, const std::vector<int>& members,
@@ -131,14 +109,24 @@ int ScoreProduct(const graph::Graph& graph, const std::vector<int>& members,
 }
 
 // The share of its score rectangle an attention group's kernel computes:
-// CausalScoreShare of its QK^T product's m x n when a mask added to (or
-// selected into) the scores is causal (IsCausalMask), else 1.
+// CausalScoreShare (engine/cost.h) of its QK^T product's m x n when a mask
+// added to (or selected into) the scores is causal (IsCausalMask), a fused
+// attention op's own (Cost::attention_score_share), else 1.
 double AttentionScoreShare(const graph::Graph& graph,
                            const std::vector<int>& members,
                            const std::vector<LayerResult>& layers,
                            const std::vector<int>& layer_of) {
   const int qk = ScoreProduct(graph, members, layers, layer_of);
-  if (qk < 0) return 1;
+  if (qk < 0) {
+    // A fused attention op (com.microsoft, ai.onnx Attention) knows its own.
+    double share = 1;
+    for (int m : members) {
+      if (layer_of[m] >= 0) {
+        share = std::min(share, layers[layer_of[m]].cost.attention_score_share);
+      }
+    }
+    return share;
+  }
   auto member = [&](int node) { return IsMember(members, node); };
   for (int m : members) {
     const graph::Node& node = graph.node(m);

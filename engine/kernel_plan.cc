@@ -206,6 +206,9 @@ KernelWork NodeKernelWork(const graph::Node& node, const Cost& cost,
   w.bytes = cost.Bytes();
   w.weight_bytes = cost.weight_bytes;
   w.gemm = cost.gemm;
+  if (w.kind == KernelClass::kAttention) {
+    w.attention_score_share = cost.attention_score_share;
+  }
   PlaceFlopsByClass(&w);
   return w;
 }

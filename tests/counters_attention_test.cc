@@ -62,6 +62,41 @@ TEST(AttentionCounterTest, GroupQueryAttentionDecodeWithPastKv) {
   // -> 4616. Written: 512 + 2 * (2*16*16*4 = 2048) = 4608.
   EXPECT_DOUBLE_EQ(c.bytes_read, 4616);
   EXPECT_DOUBLE_EQ(c.bytes_written, 4608);
+  EXPECT_DOUBLE_EQ(c.attention_score_share, 1.0);
+}
+
+// A causal kernel computes the key tiles (of 128 positions) up to each
+// query tile's last position. By hand: 2,048 x 2,048: 16 query tiles need
+// 1, 2, ..., 16 of 16 key tiles: 136 / 256; 256 new after 1,792 cached
+// (n 2,048): 15 + 16 of 2 x 16 = 31 / 32; 100 x 100: one tile, 1; 300 new
+// after none: 3 query tiles of 3 key tiles: 1 + 2 + 3 = 6 / 9; one query
+// position, or fewer keys than queries: 1.
+TEST(AttentionCounterTest, CausalScoreShareCountsComputedTiles) {
+  EXPECT_DOUBLE_EQ(CausalScoreShare(2048, 2048), 136.0 / 256);
+  EXPECT_DOUBLE_EQ(CausalScoreShare(256, 2048), 31.0 / 32);
+  EXPECT_DOUBLE_EQ(CausalScoreShare(100, 100), 1.0);
+  EXPECT_DOUBLE_EQ(CausalScoreShare(300, 300), 6.0 / 9);
+  EXPECT_DOUBLE_EQ(CausalScoreShare(1, 4096), 1.0);
+  EXPECT_DOUBLE_EQ(CausalScoreShare(512, 256), 1.0);
+}
+
+// GroupQueryAttention is always causal: a 512-token prompt (no past)
+// computes 4 query tiles x 1..4 key tiles = 10 / 16 of its scores; the
+// counted MACs stay the dense rectangle. The decode above (one query
+// position) computes all of them.
+TEST(AttentionCounterTest, GroupQueryAttentionPromptIsCausal) {
+  CounterGraph g;
+  int q = g.Input("q", {1, 512, 128});
+  int k = g.Input("k", {1, 512, 32});
+  int v = g.Input("v", {1, 512, 32});
+  int gqa = g.Op("GroupQueryAttention", {q, k, v},
+                 {{1, 512, 128}, {1, 2, 512, 16}, {1, 2, 512, 16}},
+                 {{"num_heads", int64_t{8}}, {"kv_num_heads", int64_t{2}}},
+                 "com.microsoft");
+  Cost c = g.Count(gqa);
+  // 2 * B*N*S*T*H = 2 * 8*512*512*16.
+  EXPECT_DOUBLE_EQ(c.macs, 2.0 * 8 * 512 * 512 * 16);
+  EXPECT_DOUBLE_EQ(c.attention_score_share, 10.0 / 16);
 }
 
 TEST(AttentionCounterTest, GroupQueryAttentionRotaryReadsUsedCacheRows) {

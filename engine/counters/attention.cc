@@ -172,9 +172,11 @@ absl::StatusOr<Cost> CountMultiHeadAttention(const CountContext& ctx) {
   if (ctx.input(3) != nullptr) {
     cost.other_flops += b * s * n * head + b * new_kv * n * (head + v_head);
   }
-  const int masks = (ctx.input(4) != nullptr) + (ctx.input(5) != nullptr) +
-                    (ctx.node.GetInt("unidirectional", 0) != 0);
+  const bool causal = ctx.node.GetInt("unidirectional", 0) != 0;
+  const int masks =
+      (ctx.input(4) != nullptr) + (ctx.input(5) != nullptr) + causal;
   AddAttentionCore(shape, masks, 0, &cost);
+  if (causal) cost.attention_score_share = CausalScoreShare(s, kv);
   return cost;
 }
 
@@ -219,6 +221,7 @@ absl::StatusOr<Cost> CountGroupQueryAttention(const CountContext& ctx) {
   Cost cost = TrafficWithCaches(ctx, {7, 8}, b * s);
   const int masks = 1 + (ctx.input(10) != nullptr);  // causal (+ bias)
   AddAttentionCore(shape, masks, ctx.node.GetFloat("softcap", 0), &cost);
+  cost.attention_score_share = CausalScoreShare(s, total);
   if (ctx.node.GetInt("do_rotary", 0) != 0) {
     double rotary = head;
     if (const graph::Tensor* cos = ctx.input(7);
@@ -272,9 +275,14 @@ absl::StatusOr<Cost> CountOnnxAttention(const CountContext& ctx) {
     shape.kv_len += static_cast<double>(past->dims[2]);
   }
   Cost cost = DefaultTraffic(ctx);
-  const int masks =
-      (ctx.input(3) != nullptr) + (ctx.node.GetInt("is_causal", 0) != 0);
+  const bool causal = ctx.node.GetInt("is_causal", 0) != 0;
+  const int masks = (ctx.input(3) != nullptr) + causal;
   AddAttentionCore(shape, masks, ctx.node.GetFloat("softcap", 0), &cost);
+  // Without a past the causal mask's alignment does not matter; with one
+  // the spec's alignment is not assumed.
+  if (causal && shape.kv_len == shape.q_len) {
+    cost.attention_score_share = CausalScoreShare(shape.q_len, shape.kv_len);
+  }
   return cost;
 }
 
