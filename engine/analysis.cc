@@ -29,9 +29,33 @@ struct PeakChoice {
   std::string reason;
 };
 
+// A node of which the runtime computes `share` of the counted output rows
+// (AnalyzeOptions::row_share): its work and activation traffic scale, its
+// weights are read whole.
+void KeepRows(double share, Cost* c) {
+  const double activations_read =
+      std::max(0.0, c->bytes_read - c->weight_bytes);
+  c->macs *= share;
+  c->other_flops *= share;
+  c->bytes_read = c->weight_bytes + activations_read * share;
+  c->bytes_written *= share;
+  c->gemm.m *= share;
+  const std::string why = fmt::format(
+      "the runtime computes {:.4g}% of its rows (the last prompt position's "
+      "logits)",
+      share * 100);
+  c->note = c->note.empty() ? why : fmt::format("{}; {}", c->note, why);
+}
+
 absl::Status CheckOptions(const AnalyzeOptions& o) {
   auto positive = [](double x) { return std::isfinite(x) && x > 0; };
   auto non_negative = [](double x) { return std::isfinite(x) && x >= 0; };
+  for (const auto& [node, share] : o.row_share) {
+    if (!positive(share) || share > 1) {
+      return absl::InvalidArgumentError(fmt::format(
+          "row_share of node {} must be in (0, 1] (got {})", node, share));
+    }
+  }
   if (!positive(o.flops_per_mac)) {
     return absl::InvalidArgumentError(fmt::format(
         "flops_per_mac must be positive (got {})", o.flops_per_mac));
@@ -473,6 +497,9 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
                                         std::string(MessageOf(cost.status()))});
     } else {
       layer.cost = *cost;
+      if (auto it = options.row_share.find(n); it != options.row_share.end()) {
+        KeepRows(it->second, &layer.cost);
+      }
       is_view[n] = cost->view;
       if (cost->unknown) {
         unknown_ops.insert(

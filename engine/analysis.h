@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "engine/cost.h"
 #include "engine/counter_registry.h"
@@ -65,6 +66,12 @@ struct AnalyzeOptions {
   // the runtime's fusion plans no kernel that holds both the producer and a
   // consumer of one (PlanFusion's barriers). Empty: one GPU, fuse freely.
   std::vector<int> fusion_barriers;
+  // Nodes of which the runtime computes only part of the output rows: node
+  // -> the share of the counted rows it computes (--serve's prefill under a
+  // runtime with prefill_last_position_logits: the LM head, the last of each
+  // prompt's positions). The node's FLOPs, activation bytes and GEMM rows
+  // scale by the share; its weights are read whole.
+  absl::flat_hash_map<int, double> row_share;
 };
 
 // Everything assumed, printed in every output.

@@ -306,6 +306,14 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
       if (s.ok() && !(r.kv_cache_free_memory_fraction > 0)) {
         s = FieldError(origin, field, "must be in (0, 1]");
       }
+    } else if (field == "prefill_logits") {
+      if (v == "last") {
+        r.prefill_last_position_logits = true;
+      } else if (v == "all") {
+        r.prefill_last_position_logits = false;
+      } else {
+        s = FieldError(origin, field, "must be \"last\" or \"all\"");
+      }
     } else if (field == "per_request_s") {
       s = set_number(&r.per_request_s, kMaxSeconds);
     } else if (field == "custom_all_reduce") {

@@ -117,6 +117,11 @@ struct Runtime {
   // 0: the device rule, kRuntimeReserveFraction of the whole device
   // (vLLM's gpu_memory_utilization).
   double kv_cache_free_memory_fraction = 0;
+  // At --serve's prefill the runtime computes the LM head for each
+  // request's last prompt position only, the one whose logits sample the
+  // first token (TensorRT-LLM without gather_context_logits); false: for
+  // every prompt position, as the exported graph does (gpt-fast's prefill).
+  bool prefill_last_position_logits = false;
   // Host time a request costs once, before its first token (the serving
   // loop's setup of the request, the context phase's enqueue and the host
   // sync that returns the token): --serve adds it to the time to first

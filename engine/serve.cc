@@ -12,6 +12,7 @@
 #include "engine/activation_memory.h"
 #include "engine/fusion.h"
 #include "engine/moe.h"
+#include "engine/parallel/transformer_blocks.h"
 #include "engine/precision.h"
 #include "engine/precision_pricer.h"
 #include "engine/report/units.h"
@@ -150,6 +151,8 @@ struct Prepared {
   double activation_bytes = 0;               // prefill peak at the micro-batch
   int64_t prefill_chunk_tokens = 0;          // the runtime's (0: none)
   double kv_cache_free_memory_fraction = 0;  // the runtime's (0: none)
+  // The prefill's rows a runtime leaves out (LastPositionLogits).
+  absl::flat_hash_map<int, double> prefill_row_share;
   // When some layout spans several GPUs: what ShardAnalysis reads of the
   // prefill's and the decoder's structure (one for every step: the steps
   // are copies of one graph with other dims).
@@ -206,6 +209,24 @@ absl::Status CheckInputs(const ServeInputs& in) {
   return absl::OkStatus();
 }
 
+// Under a runtime with prefill_last_position_logits: the LM head of the
+// prefill (FindTransformerBlocks' weight MatMul writing a graph output) ->
+// 1 / the prompt positions its logits hold ([batch, positions, vocabulary]),
+// the share of its rows the runtime computes. Empty when no LM head is
+// found or its logits hold one position per request.
+absl::flat_hash_map<int, double> LastPositionLogits(
+    const graph::Graph& prefill) {
+  absl::StatusOr<TransformerBlocks> blocks = FindTransformerBlocks(prefill);
+  if (!blocks.ok() || blocks->lm_head < 0) return {};
+  const int logits = prefill.node(blocks->lm_head).Output(0);
+  if (logits < 0) return {};
+  const graph::Tensor& t = prefill.tensor(logits);
+  if (!t.shape_known || t.dims.size() < 3) return {};
+  const int64_t positions = t.dims[t.dims.size() - 2];
+  if (positions <= 1) return {};
+  return {{blocks->lm_head, 1.0 / static_cast<double>(positions)}};
+}
+
 // `sharded`: some layout spans several GPUs.
 absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
   if (absl::Status s = CheckInputs(in); !s.ok()) return s;
@@ -249,6 +270,9 @@ absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
     p->prefill_chunk_tokens = in.options.runtime->prefill_chunk_tokens;
     p->kv_cache_free_memory_fraction =
         in.options.runtime->kv_cache_free_memory_fraction;
+    if (in.options.runtime->prefill_last_position_logits) {
+      p->prefill_row_share = LastPositionLogits(*in.prefill);
+    }
   }
   if (sharded) {
     absl::StatusOr<ShardingStructure> pre = FindShardingStructure(*in.prefill);
@@ -316,10 +340,12 @@ absl::StatusOr<Phases> AnalyzePhases(const ServeInputs& in, const Prepared& p,
   Phases out;
   const int k = static_cast<int>(plan);
   opts.fusion_barriers = p.prefill_barriers[k];
+  opts.row_share = p.prefill_row_share;
   absl::StatusOr<Analysis> prefill = analyze(*in.prefill);
   if (!prefill.ok()) return prefill.status();
   out.prefill = *std::move(prefill);
   opts.fusion_barriers = p.step_barriers[k];
+  opts.row_share.clear();
   for (const graph::Graph& g : p.steps) {
     absl::StatusOr<Analysis> a = analyze(g);
     if (!a.ok()) return a.status();

@@ -538,6 +538,13 @@ TEST(Runtime, BadProfilesNameTheFileAndField) {
       ProfileError(
           R"({"key":"x","name":"X","kv_cache_free_memory_fraction":1.5})"),
       HasSubstr("kv_cache_free_memory_fraction"));
+  EXPECT_THAT(
+      ProfileError(R"({"key":"x","name":"X","prefill_logits":"first"})"),
+      HasSubstr("field 'prefill_logits': must be \"last\" or \"all\""));
+  absl::StatusOr<Runtime> last =
+      ParseRuntimeJson(R"({"key":"x","name":"X","prefill_logits":"last"})", "");
+  ASSERT_TRUE(last.ok()) << last.status();
+  EXPECT_TRUE(last->prefill_last_position_logits);
   absl::StatusOr<Runtime> request =
       ParseRuntimeJson(R"({"key":"x","name":"X","per_request_s":0.002})", "");
   ASSERT_TRUE(request.ok()) << request.status();

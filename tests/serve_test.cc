@@ -10,8 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/parallel/transformer_blocks.h"
 #include "engine/precision_pricer.h"
 #include "engine/quantize.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/zoo_test_util.h"
@@ -179,6 +181,73 @@ TEST(Serve, PerRequestCostIsPaidOnceBeforeTheFirstToken) {
   EXPECT_NEAR(b->request_latency_s, a->request_latency_s + 2e-3, 1e-15);
   EXPECT_DOUBLE_EQ(b->aggregate_output_tokens_per_s,
                    2 * 8 / (a->request_latency_s + 2e-3));
+}
+
+// A runtime that projects only each request's last prompt position
+// (TensorRT-LLM's gather_last_token_logits) prices the prefill's LM head at
+// one row per request. The prefill is a decoder at past 0, as --serve runs
+// a decoder file (its logits cover every position; the zoo's -prefill
+// entries already keep the last one). Llama-3.1-8B, 2 requests of 512
+// tokens, bf16, by hand (hidden 4,096, vocabulary 128,256): every position
+// 2 x 1,024 x 4,096 x 128,256 = 1,075,889,307,648 FLOPs, the last ones
+// 2 x 2 x 4,096 x 128,256 = 2,101,346,304; bytes: the weight
+// 4,096 x 128,256 x 2 = 1,050,673,152 read whole, the 2 hidden rows read
+// (2 x 4,096 x 2 = 16,384) and the 2 logit rows written
+// (2 x 128,256 x 2 = 513,024): 1,051,202,560.
+TEST(Serve, LastPositionLogitsPriceOneLmHeadRowPerRequest) {
+  Fixture all;
+  SetUpLlama(512, 1, 2, &all);
+  all.prefill = MustImport("llama-3.1-8b-decode", 2,
+                           {{"sequence", 512}, {"past_sequence", 0}});
+  ASSERT_FALSE(all.runtime.prefill_last_position_logits);  // compiled
+  absl::StatusOr<ServeResult> every = AnalyzeServe(all.in);
+  ASSERT_TRUE(every.ok()) << every.status();
+
+  Fixture last;
+  SetUpLlama(512, 1, 2, &last);
+  last.prefill = MustImport("llama-3.1-8b-decode", 2,
+                            {{"sequence", 512}, {"past_sequence", 0}});
+  last.runtime.prefill_last_position_logits = true;
+  absl::StatusOr<ServeResult> r = AnalyzeServe(last.in);
+  ASSERT_TRUE(r.ok()) << r.status();
+
+  absl::StatusOr<TransformerBlocks> blocks =
+      FindTransformerBlocks(last.prefill);
+  ASSERT_TRUE(blocks.ok()) << blocks.status();
+  ASSERT_GE(blocks->lm_head, 0);
+  AnalyzeOptions o = last.in.options;
+  o.batch = 2;
+  auto head_of = [&](const Analysis& a) {
+    const LayerResult* head = nullptr;
+    for (const LayerResult& l : a.layers) {
+      if (l.node == blocks->lm_head) head = &l;
+    }
+    return head;
+  };
+  absl::StatusOr<Analysis> whole = Analyze(last.prefill, last.in.hardware, o);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(every->ttft_s, whole->summary.latency_s);
+  ASSERT_NE(head_of(*whole), nullptr);
+  EXPECT_DOUBLE_EQ(head_of(*whole)->flops, 1075889307648.0);
+  o.row_share = {{blocks->lm_head, 1.0 / 512}};
+  absl::StatusOr<Analysis> prefill = Analyze(last.prefill, last.in.hardware, o);
+  ASSERT_TRUE(prefill.ok()) << prefill.status();
+  EXPECT_EQ(r->ttft_s, prefill->summary.latency_s);
+  const LayerResult* head = head_of(*prefill);
+  ASSERT_NE(head, nullptr);
+  EXPECT_DOUBLE_EQ(head->flops, 2101346304.0);
+  EXPECT_DOUBLE_EQ(head->cost.weight_bytes, 1050673152.0);
+  EXPECT_DOUBLE_EQ(head->bytes, 1051202560.0);
+  EXPECT_EQ(head->cost.gemm.m * head->cost.gemm.batch, 2);
+  EXPECT_THAT(head->cost.note, ::testing::HasSubstr("last prompt position"));
+  // The rest of the prefill is the same: the TTFT drops by the LM head's
+  // time alone, and the decode steps do not change.
+  EXPECT_LT(r->ttft_s, every->ttft_s);
+  EXPECT_EQ(r->tpot_s, every->tpot_s);
+
+  // A row share outside (0, 1] is an error, not a silent number.
+  o.row_share = {{blocks->lm_head, 0.0}};
+  EXPECT_FALSE(Analyze(last.prefill, last.in.hardware, o).ok());
 }
 
 TEST(Serve, RebindingEqualsAFreshImport) {

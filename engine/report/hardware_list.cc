@@ -223,6 +223,7 @@ nlohmann::ordered_json RuntimeJson(const Runtime& r) {
   if (r.prefill_chunk_tokens > 0) {
     j["prefill_chunk_tokens"] = r.prefill_chunk_tokens;
   }
+  j["prefill_logits"] = r.prefill_last_position_logits ? "last" : "all";
   if (r.per_request_s > 0) j["per_request_s"] = r.per_request_s;
   if (r.kv_cache_free_memory_fraction > 0) {
     j["kv_cache_free_memory_fraction"] = r.kv_cache_free_memory_fraction;
