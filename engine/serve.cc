@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "engine/activation_memory.h"
 #include "engine/fusion.h"
@@ -21,26 +22,36 @@
 namespace ridgeline::engine {
 namespace {
 
-// Prices the KV cache tensors at 0 bytes: they are counted as the cache.
-class KvFreePricer : public TensorPricer {
+// Prices the activations the served prefill holds: the KV cache tensors at
+// 0 bytes (they are counted as the cache), and the outputs of a node the
+// runtime computes in part (`row_share`, LastPositionLogits: the logits of
+// each request's last position) at that share of their rows.
+class ServedActivationPricer : public TensorPricer {
  public:
-  explicit KvFreePricer(const TensorPricer& base) : base_(base) {}
+  ServedActivationPricer(const TensorPricer& base,
+                         const absl::flat_hash_map<int, double>& row_share)
+      : base_(base), row_share_(row_share) {}
   double ElementBytes(const graph::Graph& graph,
                       const graph::Tensor& tensor) const override {
-    return IsKvCacheTensor(tensor) ? 0.0 : base_.ElementBytes(graph, tensor);
+    if (IsKvCacheTensor(tensor)) return 0.0;
+    const double bytes = base_.ElementBytes(graph, tensor);
+    auto it = row_share_.find(tensor.producer);
+    return it == row_share_.end() ? bytes : bytes * it->second;
   }
 
  private:
   const TensorPricer& base_;
+  const absl::flat_hash_map<int, double>& row_share_;
 };
 
 // Peak activations of `graph` with the KV tensors excluded, and those that
 // stay inside one of the runtime's fused kernels (flash attention's
-// scores, epilogues) left out, as Analyze counts them.
-absl::StatusOr<double> ActivationBytes(const graph::Graph& graph,
-                                       const TensorPricer& pricer,
-                                       const CounterRegistry& registry,
-                                       const Runtime* runtime) {
+// scores, epilogues) left out, as Analyze counts them; the outputs of the
+// nodes of `row_share` at their share.
+absl::StatusOr<double> ActivationBytes(
+    const graph::Graph& graph, const TensorPricer& pricer,
+    const CounterRegistry& registry, const Runtime* runtime,
+    const absl::flat_hash_map<int, double>& row_share) {
   std::vector<bool> is_view(graph.nodes().size(), false);
   for (int n : graph.topological_order()) {
     absl::StatusOr<Cost> cost = registry.Count(graph, n, pricer);
@@ -53,7 +64,7 @@ absl::StatusOr<double> ActivationBytes(const graph::Graph& graph,
     fused_group_of = std::move(plan->group_of);
   }
   return PeakActivationBytes(
-      graph, KvFreePricer(pricer), is_view,
+      graph, ServedActivationPricer(pricer, row_share), is_view,
       fused_group_of.empty() ? nullptr : &fused_group_of);
 }
 
@@ -262,10 +273,6 @@ absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
   const CounterRegistry& registry = in.options.registry != nullptr
                                         ? *in.options.registry
                                         : CounterRegistry::Default();
-  absl::StatusOr<double> act =
-      ActivationBytes(*in.prefill, *p->pricer, registry, in.options.runtime);
-  if (!act.ok()) return act.status();
-  p->activation_bytes = *act;
   if (in.options.runtime != nullptr) {
     p->prefill_chunk_tokens = in.options.runtime->prefill_chunk_tokens;
     p->kv_cache_free_memory_fraction =
@@ -274,6 +281,11 @@ absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
       p->prefill_row_share = LastPositionLogits(*in.prefill);
     }
   }
+  absl::StatusOr<double> act =
+      ActivationBytes(*in.prefill, *p->pricer, registry, in.options.runtime,
+                      p->prefill_row_share);
+  if (!act.ok()) return act.status();
+  p->activation_bytes = *act;
   if (sharded) {
     absl::StatusOr<ShardingStructure> pre = FindShardingStructure(*in.prefill);
     if (!pre.ok()) return pre.status();

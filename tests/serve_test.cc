@@ -244,6 +244,12 @@ TEST(Serve, LastPositionLogitsPriceOneLmHeadRowPerRequest) {
   // time alone, and the decode steps do not change.
   EXPECT_LT(r->ttft_s, every->ttft_s);
   EXPECT_EQ(r->tpot_s, every->tpot_s);
+  // Nor does it hold every position's logits: 2 x 512 x 128,256 x 2 bytes =
+  // 262,668,288 live at the end of the prefill, the peak's floor when every
+  // position is projected; with 2 rows (513,024 bytes) the whole peak stays
+  // below what those logits alone took.
+  EXPECT_GE(every->memory.activation_bytes, 262668288.0);
+  EXPECT_LT(r->memory.activation_bytes, 262668288.0);
 
   // A row share outside (0, 1] is an error, not a silent number.
   o.row_share = {{blocks->lm_head, 0.0}};
