@@ -33,6 +33,16 @@ absl::StatusOr<bool> Bool(const Json& v, std::string_view origin,
   return v.get<bool>();
 }
 
+// A string naming one of two settings: true for `yes`, false for `no`.
+absl::StatusOr<bool> Choice(const Json& v, std::string_view origin,
+                            std::string_view field, std::string_view yes,
+                            std::string_view no) {
+  if (v.is_string() && v.get<std::string>() == yes) return true;
+  if (v.is_string() && v.get<std::string>() == no) return false;
+  return FieldError(origin, field,
+                    fmt::format("must be \"{}\" or \"{}\"", yes, no));
+}
+
 // An object of numbers in [0, max] (or (0, max] when `positive`).
 absl::Status NumberMap(const Json& v, std::string_view origin,
                        std::string_view field, double max, bool positive,
@@ -177,6 +187,13 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
       *out = *x;
       return absl::OkStatus();
     };
+    auto set_choice = [&](std::string_view yes, std::string_view no,
+                          bool* out) {
+      absl::StatusOr<bool> x = Choice(v, origin, field, yes, no);
+      if (!x.ok()) return x.status();
+      *out = *x;
+      return absl::OkStatus();
+    };
     auto set_string = [&](std::string* out) {
       if (!v.is_string() || v.get<std::string>().empty()) {
         return FieldError(origin, field, "must be a non-empty string");
@@ -248,13 +265,7 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
     } else if (field == "dynamic_activation_quantization") {
       s = set_bool(&r.dynamic_activation_quantization);
     } else if (field == "efficiency_model") {
-      if (v == "size-aware") {
-        r.size_aware = true;
-      } else if (v == "flat") {
-        r.size_aware = false;
-      } else {
-        s = FieldError(origin, field, "must be \"size-aware\" or \"flat\"");
-      }
+      s = set_choice("size-aware", "flat", &r.size_aware);
     } else if (field == "flat_compute_efficiency") {
       s = set_number(&r.flat_compute_efficiency, 1);
     } else if (field == "flat_memory_efficiency") {
@@ -307,13 +318,7 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
         s = FieldError(origin, field, "must be in (0, 1]");
       }
     } else if (field == "prefill_logits") {
-      if (v == "last") {
-        r.prefill_last_position_logits = true;
-      } else if (v == "all") {
-        r.prefill_last_position_logits = false;
-      } else {
-        s = FieldError(origin, field, "must be \"last\" or \"all\"");
-      }
+      s = set_choice("last", "all", &r.prefill_last_position_logits);
     } else if (field == "per_request_s") {
       s = set_number(&r.per_request_s, kMaxSeconds);
     } else if (field == "custom_all_reduce") {

@@ -224,18 +224,27 @@ absl::Status CheckInputs(const ServeInputs& in) {
 // prefill (FindTransformerBlocks' weight MatMul writing a graph output) ->
 // 1 / the prompt positions its logits hold ([batch, positions, vocabulary]),
 // the share of its rows the runtime computes. Empty when no LM head is
-// found or its logits hold one position per request.
+// found or its logits hold one position per request. `found`: the
+// prefill's blocks when the caller has them (a sharded run's structure),
+// else they are looked up here.
 absl::flat_hash_map<int, double> LastPositionLogits(
-    const graph::Graph& prefill) {
-  absl::StatusOr<TransformerBlocks> blocks = FindTransformerBlocks(prefill);
-  if (!blocks.ok() || blocks->lm_head < 0) return {};
-  const int logits = prefill.node(blocks->lm_head).Output(0);
+    const graph::Graph& prefill, const TransformerBlocks* found) {
+  std::optional<TransformerBlocks> own;
+  if (found == nullptr) {
+    absl::StatusOr<TransformerBlocks> blocks = FindTransformerBlocks(prefill);
+    if (!blocks.ok()) return {};
+    own = *std::move(blocks);
+    found = &*own;
+  }
+  const int head = found->lm_head;
+  if (head < 0) return {};
+  const int logits = prefill.node(head).Output(0);
   if (logits < 0) return {};
   const graph::Tensor& t = prefill.tensor(logits);
   if (!t.shape_known || t.dims.size() < 3) return {};
   const int64_t positions = t.dims[t.dims.size() - 2];
   if (positions <= 1) return {};
-  return {{blocks->lm_head, 1.0 / static_cast<double>(positions)}};
+  return {{head, 1.0 / static_cast<double>(positions)}};
 }
 
 // `sharded`: some layout spans several GPUs.
@@ -273,19 +282,6 @@ absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
   const CounterRegistry& registry = in.options.registry != nullptr
                                         ? *in.options.registry
                                         : CounterRegistry::Default();
-  if (in.options.runtime != nullptr) {
-    p->prefill_chunk_tokens = in.options.runtime->prefill_chunk_tokens;
-    p->kv_cache_free_memory_fraction =
-        in.options.runtime->kv_cache_free_memory_fraction;
-    if (in.options.runtime->prefill_last_position_logits) {
-      p->prefill_row_share = LastPositionLogits(*in.prefill);
-    }
-  }
-  absl::StatusOr<double> act =
-      ActivationBytes(*in.prefill, *p->pricer, registry, in.options.runtime,
-                      p->prefill_row_share);
-  if (!act.ok()) return act.status();
-  p->activation_bytes = *act;
   if (sharded) {
     absl::StatusOr<ShardingStructure> pre = FindShardingStructure(*in.prefill);
     if (!pre.ok()) return pre.status();
@@ -307,6 +303,22 @@ absl::Status Prepare(const ServeInputs& in, bool sharded, Prepared* p) {
     p->prefill_barriers[kEp] = ExpertParallelBarriers(*in.prefill);
     p->step_barriers[kEp] = ExpertParallelBarriers(p->steps.front());
   }
+  // After the sharded structure: the LM head is found once.
+  if (in.options.runtime != nullptr) {
+    p->prefill_chunk_tokens = in.options.runtime->prefill_chunk_tokens;
+    p->kv_cache_free_memory_fraction =
+        in.options.runtime->kv_cache_free_memory_fraction;
+    if (in.options.runtime->prefill_last_position_logits) {
+      p->prefill_row_share = LastPositionLogits(
+          *in.prefill,
+          p->prefill_structure ? &p->prefill_structure->blocks : nullptr);
+    }
+  }
+  absl::StatusOr<double> act =
+      ActivationBytes(*in.prefill, *p->pricer, registry, in.options.runtime,
+                      p->prefill_row_share);
+  if (!act.ok()) return act.status();
+  p->activation_bytes = *act;
   return absl::OkStatus();
 }
 
