@@ -140,6 +140,29 @@ absl::Status ParseMatrixByPrecision(
   return absl::OkStatus();
 }
 
+// kernel_model.held: the base constants a fit keeps (a list of the names
+// of the four it fits).
+absl::Status ParseHeld(const Json& j, std::string_view origin,
+                       std::vector<std::string>* out) {
+  constexpr std::string_view kField = "kernel_model.held";
+  constexpr std::string_view kKnown =
+      "matrix_efficiency, memory_efficiency, kernel_fixed_s, matrix_overlap";
+  if (!j.is_array()) {
+    return FieldError(origin, kField,
+                      fmt::format("must be a list of names ({})", kKnown));
+  }
+  for (const Json& v : j) {
+    const std::string name = v.is_string() ? v.get<std::string>() : "";
+    if (name != "matrix_efficiency" && name != "memory_efficiency" &&
+        name != "kernel_fixed_s" && name != "matrix_overlap") {
+      return FieldError(origin, kField,
+                        fmt::format("unknown constant (known: {})", kKnown));
+    }
+    out->push_back(name);
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ParseKernelModel(const Json& j, std::string_view origin,
                               KernelModel* out) {
   auto it = j.find("kernel_model");
@@ -189,6 +212,12 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
       out->source = value.get<std::string>();
       continue;
     }
+    if (name == "held") {
+      if (absl::Status st = ParseHeld(value, origin, &out->held); !st.ok()) {
+        return st;
+      }
+      continue;
+    }
     const Field* f = nullptr;
     for (const Field& candidate : fields) {
       if (name == candidate.name) f = &candidate;
@@ -201,7 +230,7 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
           "memory_kernel_fixed_s, matrix_overlap, wave_quantization, "
           "attention_efficiency, attention_memory_efficiency, "
           "attention_kernel_fixed_s, attention_block_s, vector_flops_per_s, "
-          "source)");
+          "held, source)");
     }
     absl::StatusOr<double> v =
         NumberValue(value, origin, field, /*allow_zero=*/true);

@@ -69,6 +69,10 @@ struct KernelModel {
       matrix_by_precision;
   // Peak of the vector (non-tensor) units, FLOP/s; 0 = the fp32 peak.
   double vector_flops_per_s = 0;
+  // Base constants a fit (engine/kernel_fit.h) keeps at the file's value
+  // instead of moving ("kernel_fixed_s", ...): the ones the device's
+  // measured kernels do not identify.
+  std::vector<std::string> held;
   std::string source;
 
   // This model with the matrix constants of `peak_precision` ("bf16",

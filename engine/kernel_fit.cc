@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "absl/algorithm/container.h"
 #include "engine/rank_stats.h"
 #include "fmt/format.h"
 
@@ -51,13 +52,25 @@ struct Param {
 // fixed cost with the device's memory efficiency and overlap held.
 std::vector<Param> FreeParams(KernelModel& m, const std::string& variant) {
   if (variant.empty()) {
-    return {{&m.matrix_efficiency, 0.3, 1.0},
-            {&m.memory_efficiency, 0.3, 1.0},
-            {&m.kernel_fixed_s, 0.0, 20e-6},
-            {&m.matrix_overlap, 0.0, 1.0}};
+    std::vector<Param> params;
+    for (const auto& [name, param] :
+         {std::pair<const char*, Param>{"matrix_efficiency",
+                                        {&m.matrix_efficiency, 0.3, 1.0}},
+          {"memory_efficiency", {&m.memory_efficiency, 0.3, 1.0}},
+          {"kernel_fixed_s", {&m.kernel_fixed_s, 0.0, 20e-6}},
+          {"matrix_overlap", {&m.matrix_overlap, 0.0, 1.0}}}) {
+      // A constant the hardware file holds stays at its value.
+      if (!absl::c_linear_search(m.held, name)) params.push_back(param);
+    }
+    return params;
   }
   MatrixPrecisionConstants& c = m.matrix_by_precision[variant];
   if (!c.matrix_efficiency) c.matrix_efficiency = m.matrix_efficiency;
+  if (absl::c_linear_search(m.held, "kernel_fixed_s")) {
+    // A held fixed cost holds for every precision's kernels.
+    c.kernel_fixed_s = m.kernel_fixed_s;
+    return {{&*c.matrix_efficiency, 0.2, 1.0}};
+  }
   if (!c.kernel_fixed_s) c.kernel_fixed_s = m.kernel_fixed_s;
   return {{&*c.matrix_efficiency, 0.2, 1.0}, {&*c.kernel_fixed_s, 0.0, 30e-6}};
 }
@@ -102,14 +115,20 @@ KernelModel Fit(const std::vector<KernelSample>& samples, const Hardware& hw,
     for (double fixed : {2e-6, 5e-6, 8e-6}) {
       KernelModel start = hw.kernel_model;
       if (variant.empty()) {
-        start.memory_efficiency = e;
-        start.kernel_fixed_s = fixed;
+        if (!absl::c_linear_search(start.held, "memory_efficiency")) {
+          start.memory_efficiency = e;
+        }
+        if (!absl::c_linear_search(start.held, "kernel_fixed_s")) {
+          start.kernel_fixed_s = fixed;
+        }
       } else {
         // Starts in (matrix efficiency, fixed cost) of the precision; its
         // wave_quantization, if the file gives one, is held.
         MatrixPrecisionConstants& c = start.matrix_by_precision[variant];
         c.matrix_efficiency = e - 0.2;
-        c.kernel_fixed_s = 2 * fixed;
+        if (!absl::c_linear_search(start.held, "kernel_fixed_s")) {
+          c.kernel_fixed_s = 2 * fixed;
+        }
       }
       const KernelModel m = Descend(samples, hw, start, skip, variant);
       const double l = Loss(samples, hw, m, skip);

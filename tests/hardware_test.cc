@@ -43,7 +43,7 @@ TEST(HardwareZooTest, HasTheRequiredDevices) {
   const std::vector<engine::Hardware> all = Catalog();
   for (const char* key :
        {"a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm", "h100-pcie", "h200-sxm",
-        "b200", "l4", "t4", "v100-sxm2", "mi300x", "tpu-v5e",
+        "b200", "l4", "l40s", "t4", "v100-sxm2", "mi300x", "tpu-v5e",
         "jetson-agx-orin-64gb", "epyc-9654"}) {
     absl::StatusOr<engine::Hardware> hw = engine::FindHardware(all, key);
     EXPECT_TRUE(hw.ok()) << key << ": " << hw.status();
@@ -344,6 +344,26 @@ TEST(HardwareJsonTest, AttentionConstantsAreOptional) {
               "(0, 1]");
   ExpectError(Replace(with, "4e-9}", "-4e-9}"),
               "kernel_model.attention_block_s");
+}
+
+// kernel_model.held: names of the four fitted constants a fit keeps.
+TEST(HardwareJsonTest, HeldNamesFittedConstants) {
+  const std::string with = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",
+                                   R"("dispatch_tax_s": 1e-5,
+         "kernel_model": {"compute_units": 132, "kernel_fixed_s": 3e-6,
+                          "held": ["kernel_fixed_s"]},)");
+  absl::StatusOr<engine::Hardware> hw =
+      engine::ParseHardwareJson(with, "good.json");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  EXPECT_EQ(hw->kernel_model.held, std::vector<std::string>{"kernel_fixed_s"});
+  ExpectError(Replace(with, R"(["kernel_fixed_s"])", R"(["kernel_fixed"])"),
+              "field 'kernel_model.held': unknown constant (known: "
+              "matrix_efficiency, memory_efficiency, kernel_fixed_s, "
+              "matrix_overlap)");
+  ExpectError(Replace(with, R"(["kernel_fixed_s"])", R"("kernel_fixed_s")"),
+              "field 'kernel_model.held': must be a list of names");
+  ExpectError(Replace(with, R"(["kernel_fixed_s"])", R"([3])"),
+              "field 'kernel_model.held': unknown constant");
 }
 
 // kernel_model.wave_quantization: an exponent in [0, 1], 1 when not given.

@@ -174,6 +174,7 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw) {
     if (k.attention_block_s) m["attention_block_s"] = *k.attention_block_s;
     if (k.vector_flops_per_s > 0)
       m["vector_flops_per_s"] = k.vector_flops_per_s;
+    if (!k.held.empty()) m["held"] = k.held;
     m["source"] = k.source;
     j["kernel_model"] = m;
   }
