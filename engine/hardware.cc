@@ -8,11 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "engine/entry_names.h"
 #include "engine/json_fields.h"
 #include "engine/precision.h"
 #include "engine/report/hardware_list.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "nlohmann/json.hpp"
 
 namespace ridgeline::engine {
@@ -145,18 +147,19 @@ absl::Status ParseMatrixByPrecision(
 absl::Status ParseHeld(const Json& j, std::string_view origin,
                        std::vector<std::string>* out) {
   constexpr std::string_view kField = "kernel_model.held";
-  constexpr std::string_view kKnown =
-      "matrix_efficiency, memory_efficiency, kernel_fixed_s, matrix_overlap";
+  constexpr std::string_view kFitted[] = {"matrix_efficiency",
+                                          "memory_efficiency", "kernel_fixed_s",
+                                          "matrix_overlap"};
+  const std::string known = fmt::format("{}", fmt::join(kFitted, ", "));
   if (!j.is_array()) {
     return FieldError(origin, kField,
-                      fmt::format("must be a list of names ({})", kKnown));
+                      fmt::format("must be a list of names ({})", known));
   }
   for (const Json& v : j) {
     const std::string name = v.is_string() ? v.get<std::string>() : "";
-    if (name != "matrix_efficiency" && name != "memory_efficiency" &&
-        name != "kernel_fixed_s" && name != "matrix_overlap") {
+    if (!absl::c_linear_search(kFitted, name)) {
       return FieldError(origin, kField,
-                        fmt::format("unknown constant (known: {})", kKnown));
+                        fmt::format("unknown constant (known: {})", known));
     }
     out->push_back(name);
   }
