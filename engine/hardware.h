@@ -48,6 +48,13 @@ struct KernelModel {
   // stream-K kernels), in between = part of it shows. Tile padding is kept
   // either way.
   double wave_quantization = 1;
+  // A matrix kernel's per-block cost beyond its main loop (pipeline fill
+  // and drain, epilogue), in elements of K: a thread block iterating over
+  // k_block elements of K takes (k_block + matrix_k_overhead) / k_block of
+  // its main loop's time, so short-K GEMMs (a BERT-base layer's K = 768, a
+  // 1x1 convolution's C_in) reach less of the peak. 0 = none. Read off the
+  // device's whole measured GEMM table (README, Device constants).
+  double matrix_k_overhead = 0;
   // Fraction of the matrix peak a fused (flash) attention kernel reaches.
   double attention_efficiency = 0.5;
   // Fraction of the memory bandwidth, and fixed device time, of a fused

@@ -173,15 +173,23 @@ Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
 }
 
 double TileWaveEfficiency(const GemmShape& gemm, int compute_units,
-                          bool tensor_tiles, double wave_quantization) {
+                          bool tensor_tiles, double wave_quantization,
+                          double k_overhead) {
   if (!(gemm.batch > 0) || !(gemm.m > 0) || !(gemm.n > 0)) return 1;
+  // A block's main loop over k_block elements of K, plus its fill, drain
+  // and epilogue (k_overhead elements' worth).
+  auto k_loop = [&](double splits) {
+    const double k_block = gemm.k / splits;
+    return k_overhead > 0 && k_block > 0 ? k_block / (k_block + k_overhead)
+                                         : 1.0;
+  };
   const double tm = TileEdge(gemm.m);
   const double tn = TileEdge(gemm.n);
   const double rows = std::ceil(gemm.m / tm);
   const double cols = std::ceil(gemm.n / tn);
   const double q_tile =
       tensor_tiles ? (gemm.m * gemm.n) / (rows * tm * cols * tn) : 1.0;
-  if (compute_units <= 0) return q_tile;
+  if (compute_units <= 0) return q_tile * k_loop(1);
   const double units = compute_units;
   const double tiles = gemm.batch * rows * cols;
   // Too few tiles to fill the device: libraries split K across more blocks
@@ -194,8 +202,9 @@ double TileWaveEfficiency(const GemmShape& gemm, int compute_units,
   const double blocks = tiles * splits;
   const double waves = std::ceil(blocks / units);
   const double q_wave = blocks / (waves * units);
-  if (wave_quantization >= 1) return q_tile * q_wave;
-  return q_tile * std::pow(q_wave, std::max(0.0, wave_quantization));
+  const double q_k = k_loop(splits);
+  if (wave_quantization >= 1) return q_tile * q_wave * q_k;
+  return q_tile * std::pow(q_wave, std::max(0.0, wave_quantization)) * q_k;
 }
 
 KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
@@ -271,7 +280,7 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
       // (fp32 without TF32): no MMA tiles to pad.
       t.tile_wave_efficiency = TileWaveEfficiency(
           work.gemm, m.compute_units, p.peak_flops_per_s > p.vector_flops_per_s,
-          m.wave_quantization);
+          m.wave_quantization, m.matrix_k_overhead);
       const double compute_s =
           work.matrix_flops / (matrix_peak * t.tile_wave_efficiency) + vector_s;
       device = Overlap(compute_s, t.t_memory_s, m.matrix_overlap);

@@ -7,9 +7,11 @@
 //
 // Size-aware model (runtime "efficiency_model": "size-aware"):
 //   matrix      T = max(C', M) + (1 - overlap) * min(C', M) + fixed
-//               C' = matrix FLOPs / (peak * e_matrix * q_tile * q_wave^w)
-//                    + other FLOPs / vector peak
+//               C' = matrix FLOPs / (peak * e_matrix * q_tile * q_wave^w
+//                    * q_k) + other FLOPs / vector peak
 //               w = the device's wave_quantization (its precision's)
+//               q_k = k_block / (k_block + the device's matrix_k_overhead),
+//                    k_block = K / split-K factor
 //               M  = bytes / (BW * e_memory)  (weights of a weight-only
 //                    int8/int4 kernel at BW * e_memory * weight_only factor)
 //   attention   the same with e_attention, no tile/wave terms, and the
@@ -158,9 +160,12 @@ Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
 // units (an fp32 GEMM without TF32: a GEMV computes its one row, not 16),
 // which keeps the wave term only. `wave_quantization` is the exponent on
 // the wave term (KernelModel::wave_quantization: 1 whole, 0 none).
+// `k_overhead` (KernelModel::matrix_k_overhead) adds each block's cost
+// beyond its main loop: the factor k_block / (k_block + k_overhead), with
+// k_block = K / the split-K factor.
 double TileWaveEfficiency(const GemmShape& gemm, int compute_units,
                           bool tensor_tiles = true,
-                          double wave_quantization = 1);
+                          double wave_quantization = 1, double k_overhead = 0);
 
 KernelTime TimeKernel(const KernelWork& work, const Pricing& pricing);
 

@@ -366,6 +366,26 @@ TEST(HardwareJsonTest, HeldNamesFittedConstants) {
               "field 'kernel_model.held': unknown constant");
 }
 
+// kernel_model.matrix_k_overhead: elements of K, 0 (none) when not given;
+// a negative value is an error naming the field.
+TEST(HardwareJsonTest, MatrixKOverheadIsANonNegativeCount) {
+  const std::string with = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",
+                                   R"("dispatch_tax_s": 1e-5,
+         "kernel_model": {"compute_units": 132, "matrix_k_overhead": 128},)");
+  absl::StatusOr<engine::Hardware> hw =
+      engine::ParseHardwareJson(with, "good.json");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  EXPECT_DOUBLE_EQ(hw->kernel_model.matrix_k_overhead, 128);
+  EXPECT_DOUBLE_EQ(hw->kernel_model.ForPrecision("fp8").matrix_k_overhead, 128);
+  absl::StatusOr<engine::Hardware> plain =
+      engine::ParseHardwareJson(kGood, "good.json");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_DOUBLE_EQ(plain->kernel_model.matrix_k_overhead, 0);
+  ExpectError(Replace(with, R"("matrix_k_overhead": 128)",
+                      R"("matrix_k_overhead": -1)"),
+              "field 'kernel_model.matrix_k_overhead'");
+}
+
 // kernel_model.wave_quantization: an exponent in [0, 1], 1 when not given.
 TEST(HardwareJsonTest, WaveQuantizationIsAnExponentInZeroToOne) {
   const std::string with = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",

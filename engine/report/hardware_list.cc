@@ -151,6 +151,7 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw) {
     m["memory_kernel_fixed_s"] = k.memory_kernel_fixed_s;
     m["matrix_overlap"] = k.matrix_overlap;
     m["wave_quantization"] = k.wave_quantization;
+    m["matrix_k_overhead"] = k.matrix_k_overhead;
     if (!k.matrix_by_precision.empty()) {
       std::map<std::string, MatrixPrecisionConstants> sorted(
           k.matrix_by_precision.begin(), k.matrix_by_precision.end());

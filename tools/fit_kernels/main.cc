@@ -168,6 +168,7 @@ int main(int argc, char** argv) {
     j["kernel_fixed_s"] = std::round(m.kernel_fixed_s * 1e8) / 1e8;
     j["matrix_overlap"] = std::round(m.matrix_overlap * 1000) / 1000;
     j["wave_quantization"] = m.wave_quantization;
+    if (m.matrix_k_overhead > 0) j["matrix_k_overhead"] = m.matrix_k_overhead;
     if (!m.held.empty()) j["held"] = m.held;
     for (const auto& [precision, vfit] : fit->by_precision) {
       fmt::print("{} {} matrix kernels ({} rows, on the constants above)\n",
