@@ -548,6 +548,12 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
                   "size-aware, default constants ({} "
                   "has no fitted kernel_model)",
                   hardware.name);
+    if (pricing.model.sustained_matrix_fraction < 1) {
+      a.kernel_model += fmt::format(
+          "; matrix and attention kernels at most {:g} x peak (the device's "
+          "power cap: sustained_matrix_fraction)",
+          pricing.model.sustained_matrix_fraction);
+    }
   } else {
     a.compute_efficiency = pricing.runtime.flat_compute_efficiency;
     a.memory_efficiency = pricing.runtime.flat_memory_efficiency;

@@ -199,6 +199,8 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
       {"attention_block_s", &attention_block_s, Range::kAny},
       {"wave_quantization", &out->wave_quantization, Range::kUnit},
       {"matrix_k_overhead", &out->matrix_k_overhead, Range::kAny},
+      {"sustained_matrix_fraction", &out->sustained_matrix_fraction,
+       Range::kFraction},
       {"vector_flops_per_s", &out->vector_flops_per_s, Range::kAny},
   };
   for (const auto& [name, value] : it->items()) {
@@ -232,7 +234,7 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
           "unknown field (known: compute_units, matrix_efficiency, "
           "memory_efficiency, matrix_by_precision, kernel_fixed_s, "
           "memory_kernel_fixed_s, matrix_overlap, wave_quantization, "
-          "matrix_k_overhead, attention_efficiency, "
+          "matrix_k_overhead, sustained_matrix_fraction, attention_efficiency, "
           "attention_memory_efficiency, "
           "attention_kernel_fixed_s, attention_block_s, vector_flops_per_s, "
           "held, source)");

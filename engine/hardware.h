@@ -55,6 +55,13 @@ struct KernelModel {
   // 1x1 convolution's C_in) reach less of the peak. 0 = none. Read off the
   // device's whole measured GEMM table (README, Device constants).
   double matrix_k_overhead = 0;
+  // The share of the matrix peak the device sustains with all its matrix
+  // units busy, when its power cap (not the kernel) sets the clock: a
+  // device-wide cap on a matrix or attention kernel's rate (C' >= matrix
+  // FLOPs / (peak x this)); a kernel that leaves units idle runs under it
+  // at the boost clock. 1 = no cap (the datacenter parts, whose fitted
+  // matrix_efficiency already includes their sustained clocks).
+  double sustained_matrix_fraction = 1;
   // Fraction of the matrix peak a fused (flash) attention kernel reaches.
   double attention_efficiency = 0.5;
   // Fraction of the memory bandwidth, and fixed device time, of a fused

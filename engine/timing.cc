@@ -87,6 +87,15 @@ double HostGemmExtraSeconds(const GemmShape& g, const HostGemmModel& h,
   return staging + calls;
 }
 
+// The time of `flops` of matrix work at the rate the device's power cap
+// allows with all its matrix units busy (KernelModel::
+// sustained_matrix_fraction); 0 without a cap.
+double PowerCappedSeconds(double flops, const Pricing& p) {
+  const double fraction = p.model.sustained_matrix_fraction;
+  if (!(fraction > 0) || fraction >= 1 || !(p.peak_flops_per_s > 0)) return 0;
+  return flops / (p.peak_flops_per_s * fraction);
+}
+
 }  // namespace
 
 std::string_view KernelClassName(KernelClass c) {
@@ -282,7 +291,9 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
           work.gemm, m.compute_units, p.peak_flops_per_s > p.vector_flops_per_s,
           m.wave_quantization, m.matrix_k_overhead);
       const double compute_s =
-          work.matrix_flops / (matrix_peak * t.tile_wave_efficiency) + vector_s;
+          std::max(work.matrix_flops / (matrix_peak * t.tile_wave_efficiency),
+                   PowerCappedSeconds(work.matrix_flops, p)) +
+          vector_s;
       device = Overlap(compute_s, t.t_memory_s, m.matrix_overlap);
       break;
     }
@@ -290,8 +301,11 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
       t.compute_efficiency = m.attention_efficiency;
       t.memory_efficiency =
           m.attention_memory_efficiency.value_or(m.memory_efficiency);
-      t.t_compute_s = flops * std::clamp(work.attention_score_share, 0.0, 1.0) /
-                      (p.peak_flops_per_s * m.attention_efficiency);
+      const double score_flops =
+          flops * std::clamp(work.attention_score_share, 0.0, 1.0);
+      t.t_compute_s =
+          std::max(score_flops / (p.peak_flops_per_s * m.attention_efficiency),
+                   PowerCappedSeconds(score_flops, p));
       t.t_memory_s = MemorySeconds(work, bw * t.memory_efficiency, 1);
       device = Overlap(t.t_compute_s, t.t_memory_s, m.matrix_overlap) +
                work.attention_blocks * m.attention_block_s.value_or(0);

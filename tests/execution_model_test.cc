@@ -469,6 +469,39 @@ TEST(TimeKernel, Fp32GemvOnTheVectorUnitsIsMemoryBound) {
   EXPECT_EQ(t.regime, Regime::kMemory);
 }
 
+// A power-capped device (KernelModel::sustained_matrix_fraction f): a
+// matrix kernel runs no faster than peak x f, a device-wide rate; one that
+// leaves units idle already runs under it. RoundPricing: peak 1e12,
+// e_matrix 0.5, 1 us fixed + 1 us gap, overlap 1; f = 0.25.
+TEST(TimeKernel, PowerCapLimitsOnlyKernelsThatFillTheDevice) {
+  Pricing p = RoundPricing();
+  p.model.sustained_matrix_fraction = 0.25;
+  KernelWork w;
+  w.kind = KernelClass::kMatrix;
+  // 1024^3, no unit count (q = 1): 2,147,483,648 FLOPs at 1e12 x 0.5 would
+  // take 4294.97 us; the cap, 1e12 x 0.25, makes it 8589.93 us (memory
+  // 6,291,456 B / 5e10 = 125.8 us, hidden): + 2 us = 8591.93 us.
+  w.gemm = {1, 1024, 1024, 1024};
+  w.matrix_flops = 2.0 * 1024 * 1024 * 1024;
+  w.bytes = 3.0 * 1024 * 1024 * 2;
+  EXPECT_NEAR(TimeKernel(w, p).latency_s, 8591.93e-6, 0.01e-6);
+  // 128 x 128 x 4096 on 108 units: one tile split 16 ways, q = 16 / 108:
+  // 134,217,728 FLOPs / (1e12 x 0.5 x 16 / 108) = 1811.94 us, slower than
+  // the cap's 536.87 us, which does not bind: + 2 us = 1813.94 us.
+  p.model.compute_units = 108;
+  w.gemm = {1, 128, 128, 4096};
+  w.matrix_flops = 2.0 * 128 * 128 * 4096;
+  w.bytes = (128.0 * 4096 * 2 + 128 * 128) * 2;
+  EXPECT_NEAR(TimeKernel(w, p).latency_s, 1813.94e-6, 0.01e-6);
+  // Without a cap (1, the default) the big GEMM is 4294.97 + 2 us.
+  p.model.sustained_matrix_fraction = 1;
+  p.model.compute_units = 0;
+  w.gemm = {1, 1024, 1024, 1024};
+  w.matrix_flops = 2.0 * 1024 * 1024 * 1024;
+  w.bytes = 3.0 * 1024 * 1024 * 2;
+  EXPECT_NEAR(TimeKernel(w, p).latency_s, 4296.97e-6, 0.01e-6);
+}
+
 TEST(TileWave, VectorUnitGemvPadsNoTile) {
   // The same GEMV on the vector units (fp32 without TF32): no 16-row tile,
   // q_tile 1; the wave term stays: 96 blocks of 108 -> 96 / 108.

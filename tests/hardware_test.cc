@@ -386,6 +386,24 @@ TEST(HardwareJsonTest, MatrixKOverheadIsANonNegativeCount) {
               "field 'kernel_model.matrix_k_overhead'");
 }
 
+// kernel_model.sustained_matrix_fraction: a fraction of the matrix peak, 1
+// (no power cap) when not given.
+TEST(HardwareJsonTest, SustainedMatrixFractionIsAFraction) {
+  const std::string with = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",
+                                   R"("dispatch_tax_s": 1e-5,
+         "kernel_model": {"sustained_matrix_fraction": 0.44},)");
+  absl::StatusOr<engine::Hardware> hw =
+      engine::ParseHardwareJson(with, "good.json");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  EXPECT_DOUBLE_EQ(hw->kernel_model.sustained_matrix_fraction, 0.44);
+  absl::StatusOr<engine::Hardware> plain =
+      engine::ParseHardwareJson(kGood, "good.json");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_DOUBLE_EQ(plain->kernel_model.sustained_matrix_fraction, 1);
+  ExpectError(Replace(with, "0.44", "1.5"),
+              "field 'kernel_model.sustained_matrix_fraction'");
+}
+
 // kernel_model.wave_quantization: an exponent in [0, 1], 1 when not given.
 TEST(HardwareJsonTest, WaveQuantizationIsAnExponentInZeroToOne) {
   const std::string with = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",

@@ -152,6 +152,7 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw) {
     m["matrix_overlap"] = k.matrix_overlap;
     m["wave_quantization"] = k.wave_quantization;
     m["matrix_k_overhead"] = k.matrix_k_overhead;
+    m["sustained_matrix_fraction"] = k.sustained_matrix_fraction;
     if (!k.matrix_by_precision.empty()) {
       std::map<std::string, MatrixPrecisionConstants> sorted(
           k.matrix_by_precision.begin(), k.matrix_by_precision.end());
