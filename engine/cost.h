@@ -54,6 +54,10 @@ struct Cost {
   // kernel computes (CausalScoreShare); 1 = all of it. The counts above stay
   // the dense rectangle.
   double attention_score_share = 1;
+  // Fused attention ops: the QK^T product (batch = sequences x query heads,
+  // m = queries, n = keys, k = head dim), the shape the attention kernel's
+  // thread blocks tile (engine/timing.h AttentionTileEfficiency).
+  GemmShape attention_scores;
   // Why the count is approximate, for the report ("Loop trip count unknown:
   // body counted once"); empty when the count follows the documented rules.
   std::string note;

@@ -147,6 +147,24 @@ double AttentionScoreShare(const graph::Graph& graph,
   return 1;
 }
 
+// The QK^T product an attention group's thread blocks tile: its score
+// product's GEMM, else a fused attention op's own (Cost::attention_scores).
+GemmShape AttentionScores(const graph::Graph& graph,
+                          const std::vector<int>& members,
+                          const std::vector<LayerResult>& layers,
+                          const std::vector<int>& layer_of) {
+  if (const int qk = ScoreProduct(graph, members, layers, layer_of); qk >= 0) {
+    return layers[layer_of[qk]].cost.gemm;
+  }
+  for (int m : members) {
+    if (layer_of[m] >= 0 &&
+        layers[layer_of[m]].cost.attention_scores.batch > 0) {
+      return layers[layer_of[m]].cost.attention_scores;
+    }
+  }
+  return {};
+}
+
 // The (sequence, KV head) blocks an attention group reads its K in: the
 // group's K input (the tensor that enters the group on the way to the
 // QK^T MatMul's second operand, before any grouped-query Expand) over one
@@ -235,6 +253,7 @@ FusedKernel FusedKernelOf(const graph::Graph& graph, const FusionGroup& group,
         AttentionBlocks(graph, members, layers, layer_of, shares);
     w.attention_score_share =
         AttentionScoreShare(graph, members, layers, layer_of);
+    w.gemm = AttentionScores(graph, members, layers, layer_of);
   }
   return fused;
 }

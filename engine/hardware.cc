@@ -193,6 +193,7 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
       {"memory_kernel_fixed_s", &out->memory_kernel_fixed_s, Range::kAny},
       {"matrix_overlap", &out->matrix_overlap, Range::kFraction},
       {"attention_efficiency", &out->attention_efficiency, Range::kFraction},
+      {"attention_kv_overhead", &out->attention_kv_overhead, Range::kAny},
       {"attention_memory_efficiency", &attention_memory_efficiency,
        Range::kFraction},
       {"attention_kernel_fixed_s", &attention_kernel_fixed_s, Range::kAny},
@@ -235,7 +236,7 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
           "memory_efficiency, matrix_by_precision, kernel_fixed_s, "
           "memory_kernel_fixed_s, matrix_overlap, wave_quantization, "
           "matrix_k_overhead, sustained_matrix_fraction, attention_efficiency, "
-          "attention_memory_efficiency, "
+          "attention_kv_overhead, attention_memory_efficiency, "
           "attention_kernel_fixed_s, attention_block_s, vector_flops_per_s, "
           "held, source)");
     }

@@ -62,8 +62,17 @@ struct KernelModel {
   // at the boost clock. 1 = no cap (the datacenter parts, whose fitted
   // matrix_efficiency already includes their sustained clocks).
   double sustained_matrix_fraction = 1;
-  // Fraction of the matrix peak a fused (flash) attention kernel reaches.
+  // Fraction of the matrix peak a fused (flash) attention kernel reaches
+  // with every SM busy and a long KV loop.
   double attention_efficiency = 0.5;
+  // An attention kernel's per-thread-block cost beyond its KV loop (loading
+  // its query tile, the softmax tail, writing its output), in key
+  // positions: a block whose queries attend to kv keys takes
+  // (kv + attention_kv_overhead) / kv of its loop's time, so short
+  // sequences reach less of the peak. 0 = none. Fitted with
+  // attention_efficiency to TensorRT-LLM's context attention tables
+  // (bench/accuracy/aiconfigurator_rows.py context-attention).
+  double attention_kv_overhead = 0;
   // Fraction of the memory bandwidth, and fixed device time, of a fused
   // attention kernel when they differ from a streaming kernel's
   // (memory_efficiency, kernel_fixed_s): a decode attention kernel reads

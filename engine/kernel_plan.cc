@@ -208,6 +208,7 @@ KernelWork NodeKernelWork(const graph::Node& node, const Cost& cost,
   w.gemm = cost.gemm;
   if (w.kind == KernelClass::kAttention) {
     w.attention_score_share = cost.attention_score_share;
+    w.gemm = cost.attention_scores;
   }
   PlaceFlopsByClass(&w);
   return w;

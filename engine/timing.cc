@@ -216,6 +216,21 @@ double TileWaveEfficiency(const GemmShape& gemm, int compute_units,
   return q_tile * std::pow(q_wave, std::max(0.0, wave_quantization)) * q_k;
 }
 
+double AttentionTileEfficiency(const GemmShape& scores, double score_share,
+                               int compute_units, double kv_overhead) {
+  if (!(scores.batch > 0) || !(scores.m > 0) || !(scores.n > 0)) return 1;
+  double q_wave = 1;
+  if (compute_units > 0) {
+    const double units = compute_units;
+    const double blocks =
+        scores.batch * std::ceil(scores.m / kAttentionQueryTile);
+    q_wave = blocks / (std::ceil(blocks / units) * units);
+  }
+  const double kv = scores.n * std::clamp(score_share, 0.0, 1.0);
+  const double q_kv = kv_overhead > 0 && kv > 0 ? kv / (kv + kv_overhead) : 1;
+  return q_wave * q_kv;
+}
+
 KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
   KernelTime t;
   if (work.kind == KernelClass::kCollective) {
@@ -238,8 +253,9 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
   if (!r.size_aware) {
     // The host GEMM model times every contraction (depthwise convolutions,
     // class elementwise, included) unless --fit gave its op an efficiency.
-    const bool host_gemm = r.host_gemm && work.gemm.batch > 0 &&
-                           work.gemm.element_bytes > 0 &&
+    const bool host_gemm = r.host_gemm &&
+                           work.kind != KernelClass::kAttention &&
+                           work.gemm.batch > 0 && work.gemm.element_bytes > 0 &&
                            !p.compute_efficiency_by_op.contains(work.op_type);
     t.compute_efficiency =
         host_gemm ? r.host_gemm->matrix_efficiency
@@ -303,11 +319,17 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
           m.attention_memory_efficiency.value_or(m.memory_efficiency);
       const double score_flops =
           flops * std::clamp(work.attention_score_share, 0.0, 1.0);
-      t.t_compute_s =
-          std::max(score_flops / (p.peak_flops_per_s * m.attention_efficiency),
+      const double attention_peak = p.peak_flops_per_s * m.attention_efficiency;
+      t.t_compute_s = std::max(score_flops / attention_peak,
+                               PowerCappedSeconds(score_flops, p));
+      t.tile_wave_efficiency =
+          AttentionTileEfficiency(work.gemm, work.attention_score_share,
+                                  m.compute_units, m.attention_kv_overhead);
+      const double compute_s =
+          std::max(score_flops / (attention_peak * t.tile_wave_efficiency),
                    PowerCappedSeconds(score_flops, p));
       t.t_memory_s = MemorySeconds(work, bw * t.memory_efficiency, 1);
-      device = Overlap(t.t_compute_s, t.t_memory_s, m.matrix_overlap) +
+      device = Overlap(compute_s, t.t_memory_s, m.matrix_overlap) +
                work.attention_blocks * m.attention_block_s.value_or(0);
       break;
     }

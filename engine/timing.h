@@ -14,7 +14,10 @@
 //                    k_block = K / split-K factor
 //               M  = bytes / (BW * e_memory)  (weights of a weight-only
 //                    int8/int4 kernel at BW * e_memory * weight_only factor)
-//   attention   the same with e_attention, no tile/wave terms, and the
+//   attention   the same with e_attention and q_wave * q_kv for the tile
+//               terms (AttentionTileEfficiency: one thread block per
+//               128 queries of a sequence and head, each paying
+//               attention_kv_overhead keys beyond its KV loop), and the
 //               device's attention_memory_efficiency and
 //               attention_kernel_fixed_s where it has them (a decode
 //               attention kernel's KV reads and fixed cost), plus
@@ -75,11 +78,14 @@ std::string_view RegimeName(Regime r);  // "compute", "memory", "none"
 
 struct KernelWork {
   KernelClass kind = KernelClass::kElementwise;
-  double matrix_flops = 0;    // FLOPs of MACs (matrix units)
-  double other_flops = 0;     // everything else (vector units)
-  double bytes = 0;           // read + written
-  double weight_bytes = 0;    // part of bytes that is weights
-  GemmShape gemm;             // matrix kernels; batch 0 = unknown shape
+  double matrix_flops = 0;  // FLOPs of MACs (matrix units)
+  double other_flops = 0;   // everything else (vector units)
+  double bytes = 0;         // read + written
+  double weight_bytes = 0;  // part of bytes that is weights
+  // Matrix kernels: the GEMM; attention kernels: the QK^T product (batch =
+  // sequences x heads, m = queries, n = keys, k = head dim). batch 0 =
+  // unknown shape.
+  GemmShape gemm;
   std::string op_type;        // anchor op, for the per-op efficiency overrides
   CollectiveWork collective;  // kCollective kernels only
   // Share of the non-weight bytes (bytes - weight_bytes) the L2 serves:
@@ -109,7 +115,8 @@ struct KernelTime {
   Regime regime = Regime::kNone;
   double compute_efficiency = 0;  // applied (before tile/wave terms)
   double memory_efficiency = 0;
-  double tile_wave_efficiency = 1;  // q_tile * q_wave^w (matrix kernels)
+  // q_tile * q_wave^w * q_k (matrix kernels), q_wave * q_kv (attention).
+  double tile_wave_efficiency = 1;
   bool overhead_dominated() const {
     return t_overhead_s > 0 && t_overhead_s > t_compute_s &&
            t_overhead_s > t_memory_s;
@@ -166,6 +173,17 @@ Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
 double TileWaveEfficiency(const GemmShape& gemm, int compute_units,
                           bool tensor_tiles = true,
                           double wave_quantization = 1, double k_overhead = 0);
+
+// The wave and KV-loop factor of a fused attention kernel whose QK^T
+// product is `scores` (batch = sequences x heads, m = queries, n = keys,
+// k = head dim): one thread block per kAttentionQueryTile queries of a
+// sequence and head, q_wave = blocks / (waves x compute_units), times
+// kv / (kv + kv_overhead) with kv = n x score_share, the keys a block
+// computes on average (a causal kernel skips the tiles past its
+// queries). 1 when the shape is unknown.
+double AttentionTileEfficiency(const GemmShape& scores, double score_share,
+                               int compute_units, double kv_overhead);
+inline constexpr double kAttentionQueryTile = 128;
 
 KernelTime TimeKernel(const KernelWork& work, const Pricing& pricing);
 

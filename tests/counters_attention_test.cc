@@ -97,6 +97,12 @@ TEST(AttentionCounterTest, GroupQueryAttentionPromptIsCausal) {
   // 2 * B*N*S*T*H = 2 * 8*512*512*16.
   EXPECT_DOUBLE_EQ(c.macs, 2.0 * 8 * 512 * 512 * 16);
   EXPECT_DOUBLE_EQ(c.attention_score_share, 10.0 / 16);
+  // The QK^T product its kernel tiles: 1 x 8 query heads, 512 queries, 512
+  // keys, head dim 128 / 8 = 16.
+  EXPECT_DOUBLE_EQ(c.attention_scores.batch, 8);
+  EXPECT_DOUBLE_EQ(c.attention_scores.m, 512);
+  EXPECT_DOUBLE_EQ(c.attention_scores.n, 512);
+  EXPECT_DOUBLE_EQ(c.attention_scores.k, 16);
 }
 
 TEST(AttentionCounterTest, GroupQueryAttentionRotaryReadsUsedCacheRows) {

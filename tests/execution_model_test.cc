@@ -226,6 +226,89 @@ TEST(ExecutionModel, CausalAttentionSkipsTheMaskedScoreTiles) {
   }
 }
 
+// One thread block per 128 queries of a sequence and head, each paying
+// attention_kv_overhead keys beyond its KV loop. By hand: BERT-base's 12
+// heads x 1 block of 128 queries = 12 blocks on 108 SMs, q_wave = 12 / 108;
+// 128 keys, k0 = 88: q_kv = 128 / 216. A causal 2048-token prefill with 32
+// heads: 32 x 16 = 512 blocks on 132 SMs, 4 waves, q_wave = 512 / 528; the
+// blocks compute 136 / 256 of the 2048 keys on average (1088), k0 = 280:
+// q_kv = 1088 / 1368.
+TEST(AttentionTile, OneBlockPer128QueriesOfASequenceAndHead) {
+  EXPECT_NEAR(AttentionTileEfficiency({12, 128, 128, 64}, 1.0, 108, 88),
+              12.0 / 108 * 128 / 216, 1e-12);
+  EXPECT_NEAR(
+      AttentionTileEfficiency({32, 2048, 2048, 128}, 136.0 / 256, 132, 280),
+      512.0 / 528 * 1088 / 1368, 1e-12);
+  // No overhead: the wave term only; no unit count: the KV term only.
+  EXPECT_NEAR(AttentionTileEfficiency({12, 128, 128, 64}, 1.0, 108, 0),
+              12.0 / 108, 1e-12);
+  EXPECT_NEAR(AttentionTileEfficiency({12, 128, 128, 64}, 1.0, 0, 88),
+              128.0 / 216, 1e-12);
+  // Unknown shape.
+  EXPECT_DOUBLE_EQ(AttentionTileEfficiency({}, 1.0, 108, 88), 1.0);
+}
+
+TEST(TimeKernel, AttentionPaysItsWavesAndKvLoop) {
+  // 10 sequence-heads x 1 block of 128 queries on 100 units: q_wave = 0.1;
+  // 128 keys with k0 = 128: q_kv = 0.5. 1e8 FLOPs at 1e12 x 0.5 = 200 us
+  // of roofline compute, 200 / 0.05 = 4000 us on the device; 1e6 B at
+  // 1e11 x 0.5 = 20 us; overlap 1: 4000 + 1 fixed + 1 gap = 4002 us.
+  Pricing p = RoundPricing();
+  p.model.compute_units = 100;
+  p.model.attention_kv_overhead = 128;
+  KernelWork w;
+  w.kind = KernelClass::kAttention;
+  w.gemm = {10, 128, 128, 64};
+  w.matrix_flops = 1e8;
+  w.bytes = 1e6;
+  const KernelTime t = TimeKernel(w, p);
+  EXPECT_NEAR(t.tile_wave_efficiency, 0.05, 1e-12);
+  EXPECT_NEAR(t.t_compute_s, 200e-6, 1e-15);
+  EXPECT_NEAR(t.latency_s, 4002e-6, 1e-12);
+  EXPECT_NEAR(t.t_overhead_s, 3802e-6, 1e-12);
+  EXPECT_EQ(t.regime, Regime::kCompute);
+  // 1000 sequence-heads fill the units (10 waves, q_wave 1).
+  w.gemm.batch = 1000;
+  EXPECT_NEAR(TimeKernel(w, p).latency_s, 402e-6, 1e-12);
+}
+
+// The fused attention kernels carry their QK^T product's shape into the
+// timing function, one GPU's heads under tensor parallelism: on the H100
+// (132 SMs, attention_kv_overhead 280) BERT-base at 128 tokens has 12
+// blocks, q = 12 / 132 x 128 / 408; Llama-2-7B's 2048-token prefill 32 x 16
+// = 512 blocks (4 waves), q = 512 / 528 x 1088 / 1368; at --tp 2 16 heads
+// per GPU, 256 blocks (2 waves), q = 256 / 264 x 1088 / 1368.
+TEST(ExecutionModel, AttentionKernelsTileTheirScoreProduct) {
+  absl::StatusOr<std::vector<Hardware>> catalog = zoo::HardwareCatalog();
+  ASSERT_TRUE(catalog.ok());
+  const KernelModel& m = FindHardware(*catalog, "h100")->kernel_model;
+  ASSERT_EQ(m.compute_units, 132);
+  ASSERT_DOUBLE_EQ(m.attention_kv_overhead, 280);
+  struct Case {
+    const char* model;
+    const char* sequence;
+    const char* tp;
+    double q;
+  };
+  for (const Case& c :
+       {Case{"bert-base", "128", "1", 12.0 / 132 * 128 / 408},
+        Case{"llama-2-7b-prefill", "2048", "1", 512.0 / 528 * 1088 / 1368},
+        Case{"llama-2-7b-prefill", "2048", "2", 256.0 / 264 * 1088 / 1368}}) {
+    const nlohmann::json j =
+        RunJson({"--zoo", c.model, "--hw", "h100", "--precision", "bf16",
+                 "--runtime", "tensorrt", "--dim",
+                 std::string("sequence=") + c.sequence, "--tp", c.tp});
+    int attention = 0;
+    for (const auto& k : j["kernels"]) {
+      if (k["fusion"] != "attention") continue;
+      ++attention;
+      EXPECT_NEAR(k["tile_wave_efficiency"].get<double>(), c.q, 1e-9)
+          << c.model << " tp " << c.tp;
+    }
+    EXPECT_GT(attention, 0) << c.model;
+  }
+}
+
 TEST(TimeKernel, MemoryEfficiencyOverrideAppliesToAttentionToo) {
   absl::StatusOr<std::vector<Hardware>> catalog = zoo::HardwareCatalog();
   ASSERT_TRUE(catalog.ok());

@@ -386,6 +386,25 @@ TEST(HardwareJsonTest, MatrixKOverheadIsANonNegativeCount) {
               "field 'kernel_model.matrix_k_overhead'");
 }
 
+// kernel_model.attention_kv_overhead: keys per thread block, 0 when not
+// given, never negative.
+TEST(HardwareJsonTest, AttentionKvOverheadIsANonNegativeCount) {
+  const std::string with = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",
+                                   R"("dispatch_tax_s": 1e-5,
+         "kernel_model": {"compute_units": 132, "attention_kv_overhead": 280},)");
+  absl::StatusOr<engine::Hardware> hw =
+      engine::ParseHardwareJson(with, "good.json");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  EXPECT_DOUBLE_EQ(hw->kernel_model.attention_kv_overhead, 280);
+  absl::StatusOr<engine::Hardware> plain =
+      engine::ParseHardwareJson(kGood, "good.json");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_DOUBLE_EQ(plain->kernel_model.attention_kv_overhead, 0);
+  ExpectError(Replace(with, R"("attention_kv_overhead": 280)",
+                      R"("attention_kv_overhead": -1)"),
+              "field 'kernel_model.attention_kv_overhead'");
+}
+
 // kernel_model.sustained_matrix_fraction: a fraction of the matrix peak, 1
 // (no power cap) when not given.
 TEST(HardwareJsonTest, SustainedMatrixFractionIsAFraction) {

@@ -27,6 +27,10 @@ Run (Python 3 standard library + the zstd CLI):
       (kernel_model's attention_memory_efficiency, attention_kernel_fixed_s, attention_block_s)
       to TRT-LLM's generation attention table at the Llama head counts and the serving range of
       batch and context
+  aiconfigurator_rows.py [--repo GITDIR] [--commit C] context-attention SYSTEM VERSION HW.json
+      fit the prefill attention kernel's efficiency and per-thread-block KV overhead
+      (kernel_model's attention_efficiency, attention_kv_overhead) to TRT-LLM's context
+      attention table at head dim 128 (other head dims reported out of sample)
   aiconfigurator_rows.py [--repo GITDIR] [--commit C] nccl SYSTEM NCCL_VERSION HW.json
       write the measured NCCL collective times of SYSTEM (all-reduce, all-gather, reduce-scatter,
       all-to-all; fp16 rows, 2-8 GPUs of one node) into HW.json's
@@ -558,6 +562,111 @@ def attention(system, version, hw_file, repo, commit):
     return 0
 
 
+# Prefill (context) attention fit: causal TRT-LLM context attention, no sliding window, bf16.
+CAUSAL_TILE = 128  # query / key positions per tile (engine/cost.cc kCausalTilePositions)
+
+
+def causal_score_share(m, n, tile=CAUSAL_TILE):
+    """engine/cost.cc CausalScoreShare: the share of the score tiles a causal kernel computes."""
+    import math
+    if not m > 1 or not n >= m:
+        return 1.0
+    past, key_tiles, query_tiles = n - m, math.ceil(n / tile), math.ceil(m / tile)
+    computed = sum(math.ceil(min(n, past + (i + 1) * tile) / tile) for i in range(query_tiles))
+    return computed / (query_tiles * key_tiles)
+
+
+def context_attention(system, version, hw_file, repo, commit):
+    """The prefill attention kernel's compute constants (kernel_model attention_efficiency e and
+    attention_kv_overhead k0): TRT-LLM's context attention rows (causal, no sliding window, bf16
+    math and KV) at head dim 128 and sequence >= 128, timed as the kernel model times them
+    (engine/timing.h): the attention kernel, f + Overlap(C / (q_wave x q_kv), M) + blocks x c, with
+    C = score FLOPs / (peak x e) (4 d + 17 FLOPs per computed score), q_wave the last wave's idle
+    SMs over batch x heads x ceil(s / 128) thread blocks, q_kv = kv / (kv + k0) with kv the keys
+    each query tile computes on average, M = Q, K, V and O bytes at the attention memory
+    efficiency, f, c the decode fit's attention_kernel_fixed_s and attention_block_s; plus the
+    op's QKV preprocessing kernel (RoPE, KV cache write: reads Q, K, V and writes them once more)
+    as a memory kernel, memory_kernel_fixed_s + 2 x QKV bytes / (BW x memory_efficiency). Median
+    |error| minimized on a grid (e 0.25-0.90 by 0.01, k0 0-1024 by 8). Prints the fit and the
+    error by head dim and sequence (head dims other than 128 out of sample), beside the
+    device's current constants."""
+    import json
+    import math
+    with open(hw_file) as f:
+        hw = json.load(f)
+    km = hw["kernel_model"]
+    peak, bw = hw["peak_flops_per_s"]["bf16"], hw["memory_bandwidth_bytes_per_s"]
+    units = km.get("compute_units", 0)
+    e_mem = km.get("attention_memory_efficiency", km["memory_efficiency"])
+    fixed = km.get("attention_kernel_fixed_s", km["kernel_fixed_s"])
+    block = km.get("attention_block_s", 0)
+    overlap = km.get("matrix_overlap", 1)
+    mem_fixed = km.get("memory_kernel_fixed_s", 3e-6)
+    apath, attn = table(system, "context_attention", version, repo, commit)
+    rows = []
+    for r in attn:
+        if (r["window_size"] != 0 or r["attn_dtype"] != "bfloat16"
+                or r["kv_cache_dtype"] != "bfloat16" or r["isl"] < 128):
+            continue
+        b, s, hq, hkv, d = r["batch_size"], r["isl"], r["num_heads"], r["num_key_value_heads"], r["head_dim"]
+        share = causal_score_share(s, s)
+        scores = b * hq * s * s
+        ctas = b * hq * math.ceil(s / CAUSAL_TILE)
+        q_wave = 1.0
+        if units > 0:
+            q_wave = ctas / (math.ceil(ctas / units) * units)
+        fmha_bytes = b * s * d * (2 * hq + 2 * hkv) * 2
+        qkv_bytes = b * s * (hq + 2 * hkv) * d * 2
+        rest = (fixed + b * hkv * block + mem_fixed
+                + 2 * qkv_bytes / (bw * km["memory_efficiency"]))
+        rows.append(dict(d=d, s=s, flops=scores * (4 * d + 17) * share, q_wave=q_wave,
+                         kv=s * share, mem=fmha_bytes / (bw * e_mem), rest=rest,
+                         t=r["latency"] / 1e3))
+    if not rows:
+        print("no rows")
+        return 1
+
+    def predict(r, e, k0):
+        c = r["flops"] / (peak * e) / (r["q_wave"] * (r["kv"] / (r["kv"] + k0) if k0 > 0 else 1))
+        return max(c, r["mem"]) + (1 - overlap) * min(c, r["mem"]) + r["rest"]
+
+    def median_error(sel, e, k0):
+        err = sorted(abs(predict(r, e, k0) / r["t"] - 1) for r in sel)
+        return err[len(err) // 2]
+
+    fit_rows = [r for r in rows if r["d"] == 128]
+    if not fit_rows:
+        print("no head dim 128 rows")
+        return 1
+    _, e0, k00 = min((median_error(fit_rows, e, k0), e, k0)
+                     for e in [0.25 + 0.05 * i for i in range(14)] for k0 in range(0, 1025, 64))
+    _, e, k0 = min((median_error(fit_rows, e, k0), e, k0)
+                   for e in [e0 + 0.01 * i for i in range(-5, 6)]
+                   for k0 in range(max(0, k00 - 64), k00 + 65, 8))
+
+    def report(label, eff, kv0):
+        print(label)
+        for d in sorted({r["d"] for r in rows}):
+            for name, lo, hi in (("all", 0, 1 << 30), ("s 128-512", 128, 512),
+                                 ("s 1024-4096", 1024, 4096), ("s >= 6144", 6144, 1 << 30)):
+                sel = [r for r in rows if r["d"] == d and lo <= r["s"] <= hi]
+                if not sel:
+                    continue
+                err = sorted(predict(r, eff, kv0) / r["t"] - 1 for r in sel)
+                mag = sorted(abs(x) for x in err)
+                print("  d %3d %-12s %5d rows  median error %+6.1f%%  median |error| %5.1f%%  "
+                      "within 20%% %3.0f%%" % (d, name, len(err), 100 * err[len(err) // 2],
+                                             100 * mag[len(mag) // 2],
+                                             100 * sum(x <= 0.2 for x in mag) / len(mag)))
+    print("%s: %d rows of %s" % (system, len(rows), source(apath, repo, commit)))
+    report("the hardware file's constants (attention_efficiency %.2f, attention_kv_overhead %g):" % (
+        km.get("attention_efficiency", 0.5), km.get("attention_kv_overhead", 0)),
+        km.get("attention_efficiency", 0.5), km.get("attention_kv_overhead", 0))
+    report("fitted to head dim 128: attention_efficiency %.2f, attention_kv_overhead %d" % (e, k0),
+           e, k0)
+    return 0
+
+
 def nccl(system, version, hw_file, repo, commit):
     """Measured NCCL collective times (nccl_perf.parquet, fp16 rows) as the hardware file's
     interconnect.measured_collectives: per op and GPU count, message bytes and seconds. The
@@ -628,6 +737,8 @@ def main(argv):
         return weight_only(argv[1], argv[2], argv[3], repo, commit)
     if argv[:1] == ["attention"] and len(argv) == 4:
         return attention(argv[1], argv[2], argv[3], repo, commit)
+    if argv[:1] == ["context-attention"] and len(argv) == 4:
+        return context_attention(argv[1], argv[2], argv[3], repo, commit)
     if argv[:1] == ["nccl"] and len(argv) == 4:
         return nccl(argv[1], argv[2], argv[3], repo, commit)
     if argv[:1] == ["dump"] and len(argv) >= 4:

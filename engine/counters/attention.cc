@@ -33,6 +33,10 @@ struct AttentionShape {
 void AddAttentionCore(const AttentionShape& s, int mask_terms, double softcap,
                       Cost* cost) {
   const double scores = s.batch * s.q_heads * s.q_len * s.kv_len;
+  cost->attention_scores = {.batch = s.batch * s.q_heads,
+                            .m = s.q_len,
+                            .n = s.kv_len,
+                            .k = s.qk_head};
   cost->macs += scores * s.qk_head + scores * s.v_head;
   cost->other_flops += scores * (cost::kAttentionScale + cost::kSoftmax +
                                  mask_terms * cost::kAttentionMask +

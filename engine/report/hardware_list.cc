@@ -167,6 +167,9 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw) {
       m["matrix_by_precision"] = by;
     }
     m["attention_efficiency"] = k.attention_efficiency;
+    if (k.attention_kv_overhead > 0) {
+      m["attention_kv_overhead"] = k.attention_kv_overhead;
+    }
     if (k.attention_memory_efficiency) {
       m["attention_memory_efficiency"] = *k.attention_memory_efficiency;
     }
