@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "fmt/format.h"
 #include "gtest/gtest.h"
 #include "zoo/entry_names.h"
 #include "zoo/hardware_catalog.h"
@@ -366,43 +367,36 @@ TEST(HardwareJsonTest, HeldNamesFittedConstants) {
               "field 'kernel_model.held': unknown constant");
 }
 
-// kernel_model.matrix_k_overhead: elements of K, 0 (none) when not given;
-// a negative value is an error naming the field.
-TEST(HardwareJsonTest, MatrixKOverheadIsANonNegativeCount) {
-  const std::string with = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",
-                                   R"("dispatch_tax_s": 1e-5,
-         "kernel_model": {"compute_units": 132, "matrix_k_overhead": 128},)");
-  absl::StatusOr<engine::Hardware> hw =
-      engine::ParseHardwareJson(with, "good.json");
-  ASSERT_TRUE(hw.ok()) << hw.status();
-  EXPECT_DOUBLE_EQ(hw->kernel_model.matrix_k_overhead, 128);
-  EXPECT_DOUBLE_EQ(hw->kernel_model.ForPrecision("fp8").matrix_k_overhead, 128);
-  absl::StatusOr<engine::Hardware> plain =
-      engine::ParseHardwareJson(kGood, "good.json");
-  ASSERT_TRUE(plain.ok()) << plain.status();
-  EXPECT_DOUBLE_EQ(plain->kernel_model.matrix_k_overhead, 0);
-  ExpectError(Replace(with, R"("matrix_k_overhead": 128)",
-                      R"("matrix_k_overhead": -1)"),
-              "field 'kernel_model.matrix_k_overhead'");
-}
-
-// kernel_model.attention_kv_overhead: keys per thread block, 0 when not
-// given, never negative.
-TEST(HardwareJsonTest, AttentionKvOverheadIsANonNegativeCount) {
-  const std::string with = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",
-                                   R"("dispatch_tax_s": 1e-5,
-         "kernel_model": {"compute_units": 132, "attention_kv_overhead": 280},)");
-  absl::StatusOr<engine::Hardware> hw =
-      engine::ParseHardwareJson(with, "good.json");
-  ASSERT_TRUE(hw.ok()) << hw.status();
-  EXPECT_DOUBLE_EQ(hw->kernel_model.attention_kv_overhead, 280);
-  absl::StatusOr<engine::Hardware> plain =
-      engine::ParseHardwareJson(kGood, "good.json");
-  ASSERT_TRUE(plain.ok()) << plain.status();
-  EXPECT_DOUBLE_EQ(plain->kernel_model.attention_kv_overhead, 0);
-  ExpectError(Replace(with, R"("attention_kv_overhead": 280)",
-                      R"("attention_kv_overhead": -1)"),
-              "field 'kernel_model.attention_kv_overhead'");
+// The kernel_model counts in units of work a thread block pays beyond its
+// loop: matrix_k_overhead (elements of K) and attention_kv_overhead (keys),
+// 0 (none) when not given; a negative value is an error naming the field.
+TEST(HardwareJsonTest, BlockOverheadsAreNonNegativeCounts) {
+  struct Case {
+    const char* field;
+    double engine::KernelModel::*member;
+  };
+  for (const Case& c :
+       {Case{"matrix_k_overhead", &engine::KernelModel::matrix_k_overhead},
+        Case{"attention_kv_overhead",
+             &engine::KernelModel::attention_kv_overhead}}) {
+    const std::string entry = fmt::format(R"("{}": 128)", c.field);
+    const std::string with = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",
+                                     fmt::format(R"("dispatch_tax_s": 1e-5,
+         "kernel_model": {{"compute_units": 132, {}}},)",
+                                                 entry));
+    absl::StatusOr<engine::Hardware> hw =
+        engine::ParseHardwareJson(with, "good.json");
+    ASSERT_TRUE(hw.ok()) << hw.status();
+    EXPECT_DOUBLE_EQ(hw->kernel_model.*c.member, 128) << c.field;
+    EXPECT_DOUBLE_EQ(hw->kernel_model.ForPrecision("fp8").*c.member, 128)
+        << c.field;
+    absl::StatusOr<engine::Hardware> plain =
+        engine::ParseHardwareJson(kGood, "good.json");
+    ASSERT_TRUE(plain.ok()) << plain.status();
+    EXPECT_DOUBLE_EQ(plain->kernel_model.*c.member, 0) << c.field;
+    ExpectError(Replace(with, entry, fmt::format(R"("{}": -1)", c.field)),
+                fmt::format("field 'kernel_model.{}'", c.field));
+  }
 }
 
 // kernel_model.sustained_matrix_fraction: a fraction of the matrix peak, 1
