@@ -281,7 +281,8 @@ TEST(TimeKernel, AttentionPaysItsWavesAndKvLoop) {
 TEST(ExecutionModel, AttentionKernelsTileTheirScoreProduct) {
   absl::StatusOr<std::vector<Hardware>> catalog = zoo::HardwareCatalog();
   ASSERT_TRUE(catalog.ok());
-  const KernelModel& m = FindHardware(*catalog, "h100")->kernel_model;
+  const Hardware h100 = *FindHardware(*catalog, "h100");
+  const KernelModel& m = h100.kernel_model;
   ASSERT_EQ(m.compute_units, 132);
   ASSERT_DOUBLE_EQ(m.attention_kv_overhead, 280);
   struct Case {
