@@ -96,6 +96,11 @@ double PowerCappedSeconds(double flops, const Pricing& p) {
   return flops / (p.peak_flops_per_s * fraction);
 }
 
+// The share of `units` SMs busy over whole waves of `blocks` thread blocks.
+double WaveEfficiency(double blocks, double units) {
+  return blocks / (std::ceil(blocks / units) * units);
+}
+
 }  // namespace
 
 std::string_view KernelClassName(KernelClass c) {
@@ -208,9 +213,7 @@ double TileWaveEfficiency(const GemmShape& gemm, int compute_units,
     splits = std::max(
         1.0, std::min(std::floor(units / tiles), std::floor(gemm.k / 256)));
   }
-  const double blocks = tiles * splits;
-  const double waves = std::ceil(blocks / units);
-  const double q_wave = blocks / (waves * units);
+  const double q_wave = WaveEfficiency(tiles * splits, units);
   const double q_k = k_loop(splits);
   if (wave_quantization >= 1) return q_tile * q_wave * q_k;
   return q_tile * std::pow(q_wave, std::max(0.0, wave_quantization)) * q_k;
@@ -221,10 +224,9 @@ double AttentionTileEfficiency(const GemmShape& scores, double score_share,
   if (!(scores.batch > 0) || !(scores.m > 0) || !(scores.n > 0)) return 1;
   double q_wave = 1;
   if (compute_units > 0) {
-    const double units = compute_units;
-    const double blocks =
-        scores.batch * std::ceil(scores.m / kAttentionQueryTile);
-    q_wave = blocks / (std::ceil(blocks / units) * units);
+    q_wave =
+        WaveEfficiency(scores.batch * std::ceil(scores.m / kAttentionQueryTile),
+                       compute_units);
   }
   const double kv = scores.n * std::clamp(score_share, 0.0, 1.0);
   const double q_kv = kv_overhead > 0 && kv > 0 ? kv / (kv + kv_overhead) : 1;
@@ -320,14 +322,13 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
       const double score_flops =
           flops * std::clamp(work.attention_score_share, 0.0, 1.0);
       const double attention_peak = p.peak_flops_per_s * m.attention_efficiency;
-      t.t_compute_s = std::max(score_flops / attention_peak,
-                               PowerCappedSeconds(score_flops, p));
+      const double capped_s = PowerCappedSeconds(score_flops, p);
+      t.t_compute_s = std::max(score_flops / attention_peak, capped_s);
       t.tile_wave_efficiency =
           AttentionTileEfficiency(work.gemm, work.attention_score_share,
                                   m.compute_units, m.attention_kv_overhead);
-      const double compute_s =
-          std::max(score_flops / (attention_peak * t.tile_wave_efficiency),
-                   PowerCappedSeconds(score_flops, p));
+      const double compute_s = std::max(
+          score_flops / (attention_peak * t.tile_wave_efficiency), capped_s);
       t.t_memory_s = MemorySeconds(work, bw * t.memory_efficiency, 1);
       device = Overlap(compute_s, t.t_memory_s, m.matrix_overlap) +
                work.attention_blocks * m.attention_block_s.value_or(0);
