@@ -147,17 +147,18 @@ absl::Status ParseMatrixByPrecision(
 absl::Status ParseHeld(const Json& j, std::string_view origin,
                        std::vector<std::string>* out) {
   constexpr std::string_view kField = "kernel_model.held";
-  constexpr std::string_view kFitted[] = {"matrix_efficiency",
-                                          "memory_efficiency", "kernel_fixed_s",
-                                          "matrix_overlap"};
-  const std::string known = fmt::format("{}", fmt::join(kFitted, ", "));
+  std::vector<std::string_view> names;
+  for (const KernelModel::FittedConstant& c : KernelModel::FittedConstants()) {
+    names.push_back(c.name);
+  }
+  const std::string known = fmt::format("{}", fmt::join(names, ", "));
   if (!j.is_array()) {
     return FieldError(origin, kField,
                       fmt::format("must be a list of names ({})", known));
   }
   for (const Json& v : j) {
     const std::string name = v.is_string() ? v.get<std::string>() : "";
-    if (!absl::c_linear_search(kFitted, name)) {
+    if (!absl::c_linear_search(names, name)) {
       return FieldError(origin, kField,
                         fmt::format("unknown constant (known: {})", known));
     }
@@ -478,6 +479,15 @@ std::string ListedPeaks(const Hardware& hw) {
 }
 
 }  // namespace
+
+std::span<const KernelModel::FittedConstant> KernelModel::FittedConstants() {
+  static constexpr FittedConstant kConstants[] = {
+      {"matrix_efficiency", &KernelModel::matrix_efficiency, 0.3, 1.0},
+      {"memory_efficiency", &KernelModel::memory_efficiency, 0.3, 1.0},
+      {"kernel_fixed_s", &KernelModel::kernel_fixed_s, 0.0, 20e-6},
+      {"matrix_overlap", &KernelModel::matrix_overlap, 0.0, 1.0}};
+  return kConstants;
+}
 
 KernelModel KernelModel::ForPrecision(std::string_view peak_precision) const {
   KernelModel m = *this;

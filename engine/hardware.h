@@ -4,6 +4,7 @@
 #define RIDGELINE_ENGINE_HARDWARE_H_
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -93,8 +94,8 @@ struct KernelModel {
   // Peak of the vector (non-tensor) units, FLOP/s; 0 = the fp32 peak.
   double vector_flops_per_s = 0;
   // Base constants a fit (engine/kernel_fit.h) keeps at the file's value
-  // instead of moving ("kernel_fixed_s", ...): the ones the device's
-  // measured kernels do not identify.
+  // instead of moving (names of FittedConstants(): "kernel_fixed_s", ...):
+  // the ones the device's measured kernels do not identify.
   std::vector<std::string> held;
   std::string source;
 
@@ -106,6 +107,15 @@ struct KernelModel {
   double MatrixFixedSeconds() const {
     return matrix_kernel_fixed_s.value_or(kernel_fixed_s);
   }
+
+  // The base constants tools/fit_kernels fits (and `held` may name), with
+  // the member each one sets and the range a fit searches.
+  struct FittedConstant {
+    std::string_view name;
+    double KernelModel::*member;
+    double lo, hi;
+  };
+  static std::span<const FittedConstant> FittedConstants();
 };
 
 // The collectives a hardware file may give measured times for, as its

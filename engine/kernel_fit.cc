@@ -53,14 +53,12 @@ struct Param {
 std::vector<Param> FreeParams(KernelModel& m, const std::string& variant) {
   if (variant.empty()) {
     std::vector<Param> params;
-    for (const auto& [name, param] :
-         {std::pair<const char*, Param>{"matrix_efficiency",
-                                        {&m.matrix_efficiency, 0.3, 1.0}},
-          {"memory_efficiency", {&m.memory_efficiency, 0.3, 1.0}},
-          {"kernel_fixed_s", {&m.kernel_fixed_s, 0.0, 20e-6}},
-          {"matrix_overlap", {&m.matrix_overlap, 0.0, 1.0}}}) {
+    for (const KernelModel::FittedConstant& c :
+         KernelModel::FittedConstants()) {
       // A constant the hardware file holds stays at its value.
-      if (!absl::c_linear_search(m.held, name)) params.push_back(param);
+      if (!absl::c_linear_search(m.held, c.name)) {
+        params.push_back({&(m.*c.member), c.lo, c.hi});
+      }
     }
     return params;
   }
