@@ -195,6 +195,8 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
       {"matrix_overlap", &out->matrix_overlap, Range::kFraction},
       {"attention_efficiency", &out->attention_efficiency, Range::kFraction},
       {"attention_kv_overhead", &out->attention_kv_overhead, Range::kAny},
+      {"attention_exp_per_s", &out->attention_exp_per_s, Range::kAny},
+      {"attention_exp_overlap", &out->attention_exp_overlap, Range::kUnit},
       {"attention_memory_efficiency", &attention_memory_efficiency,
        Range::kFraction},
       {"attention_kernel_fixed_s", &attention_kernel_fixed_s, Range::kAny},
@@ -237,7 +239,8 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
           "memory_efficiency, matrix_by_precision, kernel_fixed_s, "
           "memory_kernel_fixed_s, matrix_overlap, wave_quantization, "
           "matrix_k_overhead, sustained_matrix_fraction, attention_efficiency, "
-          "attention_kv_overhead, attention_memory_efficiency, "
+          "attention_kv_overhead, attention_exp_per_s, attention_exp_overlap, "
+          "attention_memory_efficiency, "
           "attention_kernel_fixed_s, attention_block_s, vector_flops_per_s, "
           "held, source)");
     }

@@ -74,6 +74,17 @@ struct KernelModel {
   // attention_efficiency to TensorRT-LLM's context attention tables
   // (bench/accuracy/aiconfigurator_rows.py context-attention).
   double attention_kv_overhead = 0;
+  // The softmax's exponentials an attention kernel computes per second on
+  // the special-function units (16 per clock per SM on sm_80-sm_100, CUDA
+  // C++ Programming Guide, arithmetic instruction throughput; x SMs x the
+  // clock of the matrix peak), and the fraction of the shorter of its
+  // matrix and exponential times hidden under the longer: its compute time
+  // is max(C, X) + (1 - overlap) x min(C, X), X = exponentials / this. The
+  // exponentials per score are fixed but the FLOPs per score are 4 x head
+  // dim, so small heads are exponential-bound (FlashAttention-3, Shah et
+  // al. 2024, section 3). 0 = no exponential term.
+  double attention_exp_per_s = 0;
+  double attention_exp_overlap = 0;
   // Fraction of the memory bandwidth, and fixed device time, of a fused
   // attention kernel when they differ from a streaming kernel's
   // (memory_efficiency, kernel_fixed_s): a decode attention kernel reads

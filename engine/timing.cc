@@ -233,6 +233,14 @@ double AttentionTileEfficiency(const GemmShape& scores, double score_share,
   return q_wave * q_kv;
 }
 
+double AttentionExpSeconds(const KernelWork& work, const KernelModel& m) {
+  const GemmShape& g = work.gemm;
+  if (!(m.attention_exp_per_s > 0) || !(g.batch > 0)) return 0;
+  return g.batch * g.m * g.n *
+         std::clamp(work.attention_score_share, 0.0, 1.0) /
+         m.attention_exp_per_s;
+}
+
 KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
   KernelTime t;
   if (work.kind == KernelClass::kCollective) {
@@ -327,8 +335,14 @@ KernelTime TimeKernel(const KernelWork& work, const Pricing& p) {
       t.tile_wave_efficiency =
           AttentionTileEfficiency(work.gemm, work.attention_score_share,
                                   m.compute_units, m.attention_kv_overhead);
-      const double compute_s = std::max(
-          score_flops / (attention_peak * t.tile_wave_efficiency), capped_s);
+      // The softmax's exponentials (one per computed score) beside the
+      // matrix work, on the same thread blocks.
+      const double exp_s = AttentionExpSeconds(work, m);
+      const double compute_s =
+          std::max(Overlap(score_flops / attention_peak, exp_s,
+                           m.attention_exp_overlap) /
+                       t.tile_wave_efficiency,
+                   capped_s);
       t.t_memory_s = MemorySeconds(work, bw * t.memory_efficiency, 1);
       device = Overlap(compute_s, t.t_memory_s, m.matrix_overlap) +
                work.attention_blocks * m.attention_block_s.value_or(0);

@@ -21,7 +21,10 @@
 //               device's attention_memory_efficiency and
 //               attention_kernel_fixed_s where it has them (a decode
 //               attention kernel's KV reads and fixed cost), plus
-//               attention_block_s per (sequence, KV head) block; a
+//               attention_block_s per (sequence, KV head) block; its
+//               compute is Overlap(C, X, attention_exp_overlap) / (q_wave
+//               * q_kv) with X the softmax's exponentials at
+//               attention_exp_per_s (AttentionExpSeconds); a
 //               causal kernel's compute term covers only the score tiles it
 //               computes (KernelWork::attention_score_share)
 //   memory      T = max(FLOPs / vector peak, bytes / (BW * e_memory * class))
@@ -184,6 +187,11 @@ double TileWaveEfficiency(const GemmShape& gemm, int compute_units,
 double AttentionTileEfficiency(const GemmShape& scores, double score_share,
                                int compute_units, double kv_overhead);
 inline constexpr double kAttentionQueryTile = 128;
+
+// Seconds of softmax exponentials of a fused attention kernel (one per
+// computed score: the QK^T product's batch x m x n x score share) at the
+// device's attention_exp_per_s; 0 without that rate.
+double AttentionExpSeconds(const KernelWork& work, const KernelModel& model);
 
 KernelTime TimeKernel(const KernelWork& work, const Pricing& pricing);
 

@@ -272,19 +272,49 @@ TEST(TimeKernel, AttentionPaysItsWavesAndKvLoop) {
   EXPECT_NEAR(TimeKernel(w, p).latency_s, 402e-6, 1e-12);
 }
 
+// The softmax's exponentials beside the matrix work. The kernel above
+// (C = 200 us, q = 0.05) with 10 x 128 x 128 = 163,840 scores at 1.6384e9
+// exponentials/s: X = 100 us; overlap 0.5 hides half of the shorter:
+// 200 + 0.5 x 100 = 250 us, / 0.05 = 5000 us + 1 fixed + 1 gap = 5002 us.
+// The roofline's compute term stays C. A causal share of 0.5 halves C
+// and X (100 + 0.5 x 50 = 125 us) and the keys a block computes (64:
+// q_kv = 64 / 192, q = 0.1 / 3): 3750 us + 2 = 3752 us.
+TEST(TimeKernel, AttentionPaysItsSoftmaxExponentials) {
+  Pricing p = RoundPricing();
+  p.model.compute_units = 100;
+  p.model.attention_kv_overhead = 128;
+  p.model.attention_exp_per_s = 1.6384e9;
+  p.model.attention_exp_overlap = 0.5;
+  KernelWork w;
+  w.kind = KernelClass::kAttention;
+  w.gemm = {10, 128, 128, 64};
+  w.matrix_flops = 1e8;
+  w.bytes = 1e6;
+  EXPECT_NEAR(AttentionExpSeconds(w, p.model), 100e-6, 1e-15);
+  const KernelTime t = TimeKernel(w, p);
+  EXPECT_NEAR(t.t_compute_s, 200e-6, 1e-15);
+  EXPECT_NEAR(t.latency_s, 5002e-6, 1e-12);
+  w.attention_score_share = 0.5;
+  EXPECT_NEAR(AttentionExpSeconds(w, p.model), 50e-6, 1e-15);
+  EXPECT_NEAR(TimeKernel(w, p).latency_s, 3752e-6, 1e-12);
+  // No rate: no exponential term.
+  p.model.attention_exp_per_s = 0;
+  EXPECT_DOUBLE_EQ(AttentionExpSeconds(w, p.model), 0);
+}
+
 // The fused attention kernels carry their QK^T product's shape into the
 // timing function, one GPU's heads under tensor parallelism: on the H100
-// (132 SMs, attention_kv_overhead 280) BERT-base at 128 tokens has 12
-// blocks, q = 12 / 132 x 128 / 408; Llama-2-7B's 2048-token prefill 32 x 16
-// = 512 blocks (4 waves), q = 512 / 528 x 1088 / 1368; at --tp 2 16 heads
-// per GPU, 256 blocks (2 waves), q = 256 / 264 x 1088 / 1368.
+// (132 SMs, attention_kv_overhead 256) BERT-base at 128 tokens has 12
+// blocks, q = 12 / 132 x 128 / 384; Llama-2-7B's 2048-token prefill 32 x 16
+// = 512 blocks (4 waves), q = 512 / 528 x 1088 / 1344; at --tp 2 16 heads
+// per GPU, 256 blocks (2 waves), q = 256 / 264 x 1088 / 1344.
 TEST(ExecutionModel, AttentionKernelsTileTheirScoreProduct) {
   absl::StatusOr<std::vector<Hardware>> catalog = zoo::HardwareCatalog();
   ASSERT_TRUE(catalog.ok());
   const Hardware h100 = *FindHardware(*catalog, "h100");
   const KernelModel& m = h100.kernel_model;
   ASSERT_EQ(m.compute_units, 132);
-  ASSERT_DOUBLE_EQ(m.attention_kv_overhead, 280);
+  ASSERT_DOUBLE_EQ(m.attention_kv_overhead, 256);
   struct Case {
     const char* model;
     const char* sequence;
@@ -292,9 +322,9 @@ TEST(ExecutionModel, AttentionKernelsTileTheirScoreProduct) {
     double q;
   };
   for (const Case& c :
-       {Case{"bert-base", "128", "1", 12.0 / 132 * 128 / 408},
-        Case{"llama-2-7b-prefill", "2048", "1", 512.0 / 528 * 1088 / 1368},
-        Case{"llama-2-7b-prefill", "2048", "2", 256.0 / 264 * 1088 / 1368}}) {
+       {Case{"bert-base", "128", "1", 12.0 / 132 * 128 / 384},
+        Case{"llama-2-7b-prefill", "2048", "1", 512.0 / 528 * 1088 / 1344},
+        Case{"llama-2-7b-prefill", "2048", "2", 256.0 / 264 * 1088 / 1344}}) {
     const nlohmann::json j =
         RunJson({"--zoo", c.model, "--hw", "h100", "--precision", "bf16",
                  "--runtime", "tensorrt", "--dim",

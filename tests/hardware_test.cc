@@ -399,6 +399,30 @@ TEST(HardwareJsonTest, BlockOverheadsAreNonNegativeCounts) {
   }
 }
 
+// kernel_model.attention_exp_per_s (a rate, 0 = no exponential term when
+// not given) and attention_exp_overlap (a share in [0, 1], 0 when not
+// given).
+TEST(HardwareJsonTest, AttentionExponentialRateAndOverlap) {
+  const std::string with = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",
+                                   R"("dispatch_tax_s": 1e-5,
+         "kernel_model": {"attention_exp_per_s": 3.865e12,
+                          "attention_exp_overlap": 0.55},)");
+  absl::StatusOr<engine::Hardware> hw =
+      engine::ParseHardwareJson(with, "good.json");
+  ASSERT_TRUE(hw.ok()) << hw.status();
+  EXPECT_DOUBLE_EQ(hw->kernel_model.attention_exp_per_s, 3.865e12);
+  EXPECT_DOUBLE_EQ(hw->kernel_model.attention_exp_overlap, 0.55);
+  absl::StatusOr<engine::Hardware> plain =
+      engine::ParseHardwareJson(kGood, "good.json");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_DOUBLE_EQ(plain->kernel_model.attention_exp_per_s, 0);
+  EXPECT_DOUBLE_EQ(plain->kernel_model.attention_exp_overlap, 0);
+  ExpectError(Replace(with, "0.55", "1.5"),
+              "field 'kernel_model.attention_exp_overlap'");
+  ExpectError(Replace(with, "3.865e12", "-1"),
+              "field 'kernel_model.attention_exp_per_s'");
+}
+
 // kernel_model.sustained_matrix_fraction: a fraction of the matrix peak, 1
 // (no power cap) when not given.
 TEST(HardwareJsonTest, SustainedMatrixFractionIsAFraction) {

@@ -577,19 +577,22 @@ def causal_score_share(m, n, tile=CAUSAL_TILE):
 
 
 def context_attention(system, version, hw_file, repo, commit):
-    """The prefill attention kernel's compute constants (kernel_model attention_efficiency e and
-    attention_kv_overhead k0): TRT-LLM's context attention rows (causal, no sliding window, bf16
-    math and KV) at head dim 128 and sequence >= 128, timed as the kernel model times them
-    (engine/timing.h): the attention kernel, f + Overlap(C / (q_wave x q_kv), M) + blocks x c, with
-    C = score FLOPs / (peak x e) (4 d + 17 FLOPs per computed score), q_wave the last wave's idle
-    SMs over batch x heads x ceil(s / 128) thread blocks, q_kv = kv / (kv + k0) with kv the keys
-    each query tile computes on average, M = Q, K, V and O bytes at the attention memory
-    efficiency, f, c the decode fit's attention_kernel_fixed_s and attention_block_s; plus the
-    op's QKV preprocessing kernel (RoPE, KV cache write: reads Q, K, V and writes them once more)
-    as a memory kernel, memory_kernel_fixed_s + 2 x QKV bytes / (BW x memory_efficiency). Median
-    |error| minimized on a grid (e 0.25-0.90 by 0.01, k0 0-1024 by 8). Prints the fit and the
-    error by head dim and sequence (head dims other than 128 out of sample), beside the
-    device's current constants."""
+    """The prefill attention kernel's compute constants (kernel_model attention_efficiency e,
+    attention_kv_overhead k0 and, on a device whose file gives attention_exp_per_s R,
+    attention_exp_overlap v): TRT-LLM's context attention rows (causal, no sliding window, bf16
+    math and KV) at sequence >= 128, timed as the kernel model times them (engine/timing.h): the
+    attention kernel, f + Overlap(Overlap(C, X, v) / (q_wave x q_kv), M) + blocks x c, with
+    C = score FLOPs / (peak x e) (4 d + 17 FLOPs per computed score), X = computed scores / R (the
+    softmax's exponentials; 0 without R), q_wave the last wave's idle SMs over batch x heads x
+    ceil(s / 128) thread blocks, q_kv = kv / (kv + k0) with kv the keys each query tile computes
+    on average, M = Q, K, V and O bytes at the attention memory efficiency, f, c the decode fit's
+    attention_kernel_fixed_s and attention_block_s; plus the op's QKV preprocessing kernel (RoPE,
+    KV cache write: reads Q, K, V and writes them once more) as a memory kernel,
+    memory_kernel_fixed_s + 2 x QKV bytes / (BW x memory_efficiency). Median |error| minimized on
+    a grid (e by 0.05 then 0.01, k0 by 64 then 8 or 16, v by 0.25 then 0.05) over head dim 128,
+    and over head dims 128 and 256 when the device has R (v is not identified by one head dim:
+    C / X is the same on every row). Prints the fit and the error by head dim and sequence (the
+    other head dims out of sample), beside the device's current constants."""
     import json
     import math
     with open(hw_file) as f:
@@ -602,6 +605,7 @@ def context_attention(system, version, hw_file, repo, commit):
     block = km.get("attention_block_s", 0)
     overlap = km.get("matrix_overlap", 1)
     mem_fixed = km.get("memory_kernel_fixed_s", 3e-6)
+    exp_rate = km.get("attention_exp_per_s", 0)
     apath, attn = table(system, "context_attention", version, repo, commit)
     rows = []
     for r in attn:
@@ -620,31 +624,38 @@ def context_attention(system, version, hw_file, repo, commit):
         rest = (fixed + b * hkv * block + mem_fixed
                 + 2 * qkv_bytes / (bw * km["memory_efficiency"]))
         rows.append(dict(d=d, s=s, flops=scores * (4 * d + 17) * share, q_wave=q_wave,
-                         kv=s * share, mem=fmha_bytes / (bw * e_mem), rest=rest,
-                         t=r["latency"] / 1e3))
+                         kv=s * share, exp=scores * share / exp_rate if exp_rate > 0 else 0,
+                         mem=fmha_bytes / (bw * e_mem), rest=rest, t=r["latency"] / 1e3))
     if not rows:
         print("no rows")
         return 1
 
-    def predict(r, e, k0):
-        c = r["flops"] / (peak * e) / (r["q_wave"] * (r["kv"] / (r["kv"] + k0) if k0 > 0 else 1))
+    def predict(r, e, k0, v):
+        c = r["flops"] / (peak * e)
+        c = max(c, r["exp"]) + (1 - v) * min(c, r["exp"])
+        c /= r["q_wave"] * (r["kv"] / (r["kv"] + k0) if k0 > 0 else 1)
         return max(c, r["mem"]) + (1 - overlap) * min(c, r["mem"]) + r["rest"]
 
-    def median_error(sel, e, k0):
-        err = sorted(abs(predict(r, e, k0) / r["t"] - 1) for r in sel)
+    def median_error(sel, e, k0, v):
+        err = sorted(abs(predict(r, e, k0, v) / r["t"] - 1) for r in sel)
         return err[len(err) // 2]
 
-    fit_rows = [r for r in rows if r["d"] == 128]
-    if not fit_rows:
+    fit_dims = (128, 256) if exp_rate > 0 else (128,)
+    fit_rows = [r for r in rows if r["d"] in fit_dims]
+    if not any(r["d"] == 128 for r in fit_rows):
         print("no head dim 128 rows")
         return 1
-    _, e0, k00 = min((median_error(fit_rows, e, k0), e, k0)
-                     for e in [0.25 + 0.05 * i for i in range(14)] for k0 in range(0, 1025, 64))
-    _, e, k0 = min((median_error(fit_rows, e, k0), e, k0)
-                   for e in [e0 + 0.01 * i for i in range(-5, 6)]
-                   for k0 in range(max(0, k00 - 64), k00 + 65, 8))
+    vs = [0.25 * i for i in range(5)] if exp_rate > 0 else [0.0]
+    _, e0, k00, v0 = min((median_error(fit_rows[::3], e, k0, v), e, k0, v)
+                         for e in [0.25 + 0.05 * i for i in range(16)]
+                         for k0 in range(0, 1025, 64) for v in vs)
+    vs = sorted({min(1.0, max(0.0, v0 + 0.05 * i)) for i in range(-5, 6)}) if exp_rate > 0 else [0.0]
+    _, e, k0, v = min((median_error(fit_rows, e, k0, v), e, k0, v)
+                      for e in [e0 + 0.01 * i for i in range(-5, 6)]
+                      for k0 in range(max(0, k00 - 64), k00 + 65, 16 if exp_rate > 0 else 8)
+                      for v in vs)
 
-    def report(label, eff, kv0):
+    def report(label, eff, kv0, v):
         print(label)
         for d in sorted({r["d"] for r in rows}):
             for name, lo, hi in (("all", 0, 1 << 30), ("s 128-512", 128, 512),
@@ -652,18 +663,21 @@ def context_attention(system, version, hw_file, repo, commit):
                 sel = [r for r in rows if r["d"] == d and lo <= r["s"] <= hi]
                 if not sel:
                     continue
-                err = sorted(predict(r, eff, kv0) / r["t"] - 1 for r in sel)
+                err = sorted(predict(r, eff, kv0, v) / r["t"] - 1 for r in sel)
                 mag = sorted(abs(x) for x in err)
                 print("  d %3d %-12s %5d rows  median error %+6.1f%%  median |error| %5.1f%%  "
                       "within 20%% %3.0f%%" % (d, name, len(err), 100 * err[len(err) // 2],
                                              100 * mag[len(mag) // 2],
                                              100 * sum(x <= 0.2 for x in mag) / len(mag)))
     print("%s: %d rows of %s" % (system, len(rows), source(apath, repo, commit)))
-    report("the hardware file's constants (attention_efficiency %.2f, attention_kv_overhead %g):" % (
-        km.get("attention_efficiency", 0.5), km.get("attention_kv_overhead", 0)),
-        km.get("attention_efficiency", 0.5), km.get("attention_kv_overhead", 0))
-    report("fitted to head dim 128: attention_efficiency %.2f, attention_kv_overhead %d" % (e, k0),
-           e, k0)
+    report("the hardware file's constants (attention_efficiency %.2f, attention_kv_overhead %g, "
+           "attention_exp_per_s %g, attention_exp_overlap %g):" % (
+               km.get("attention_efficiency", 0.5), km.get("attention_kv_overhead", 0), exp_rate,
+               km.get("attention_exp_overlap", 0)),
+           km.get("attention_efficiency", 0.5), km.get("attention_kv_overhead", 0),
+           km.get("attention_exp_overlap", 0))
+    report("fitted to head dim %s: attention_efficiency %.2f, attention_kv_overhead %d, "
+           "attention_exp_overlap %.2f" % ("/".join(map(str, fit_dims)), e, k0, v), e, k0, v)
     return 0
 
 

@@ -170,6 +170,10 @@ nlohmann::ordered_json HardwareJson(const Hardware& hw) {
     if (k.attention_kv_overhead > 0) {
       m["attention_kv_overhead"] = k.attention_kv_overhead;
     }
+    if (k.attention_exp_per_s > 0) {
+      m["attention_exp_per_s"] = k.attention_exp_per_s;
+      m["attention_exp_overlap"] = k.attention_exp_overlap;
+    }
     if (k.attention_memory_efficiency) {
       m["attention_memory_efficiency"] = *k.attention_memory_efficiency;
     }
