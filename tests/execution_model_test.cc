@@ -248,19 +248,32 @@ TEST(AttentionTile, OneBlockPer128QueriesOfASequenceAndHead) {
   EXPECT_DOUBLE_EQ(AttentionTileEfficiency({}, 1.0, 108, 88), 1.0);
 }
 
-TEST(TimeKernel, AttentionPaysItsWavesAndKvLoop) {
-  // 10 sequence-heads x 1 block of 128 queries on 100 units: q_wave = 0.1;
-  // 128 keys with k0 = 128: q_kv = 0.5. 1e8 FLOPs at 1e12 x 0.5 = 200 us
-  // of roofline compute, 200 / 0.05 = 4000 us on the device; 1e6 B at
-  // 1e11 x 0.5 = 20 us; overlap 1: 4000 + 1 fixed + 1 gap = 4002 us.
+// RoundPricing on 100 units with attention_kv_overhead 128, and an
+// attention kernel of 10 sequence-heads x 128 queries x 128 keys (head dim
+// 64): 1e8 FLOPs, 1e6 bytes.
+Pricing AttentionPricing() {
   Pricing p = RoundPricing();
   p.model.compute_units = 100;
   p.model.attention_kv_overhead = 128;
+  return p;
+}
+
+KernelWork TenSequenceHeadsOfAttention() {
   KernelWork w;
   w.kind = KernelClass::kAttention;
   w.gemm = {10, 128, 128, 64};
   w.matrix_flops = 1e8;
   w.bytes = 1e6;
+  return w;
+}
+
+TEST(TimeKernel, AttentionPaysItsWavesAndKvLoop) {
+  // 10 sequence-heads x 1 block of 128 queries on 100 units: q_wave = 0.1;
+  // 128 keys with k0 = 128: q_kv = 0.5. 1e8 FLOPs at 1e12 x 0.5 = 200 us
+  // of roofline compute, 200 / 0.05 = 4000 us on the device; 1e6 B at
+  // 1e11 x 0.5 = 20 us; overlap 1: 4000 + 1 fixed + 1 gap = 4002 us.
+  const Pricing p = AttentionPricing();
+  KernelWork w = TenSequenceHeadsOfAttention();
   const KernelTime t = TimeKernel(w, p);
   EXPECT_NEAR(t.tile_wave_efficiency, 0.05, 1e-12);
   EXPECT_NEAR(t.t_compute_s, 200e-6, 1e-15);
@@ -280,16 +293,10 @@ TEST(TimeKernel, AttentionPaysItsWavesAndKvLoop) {
 // and X (100 + 0.5 x 50 = 125 us) and the keys a block computes (64:
 // q_kv = 64 / 192, q = 0.1 / 3): 3750 us + 2 = 3752 us.
 TEST(TimeKernel, AttentionPaysItsSoftmaxExponentials) {
-  Pricing p = RoundPricing();
-  p.model.compute_units = 100;
-  p.model.attention_kv_overhead = 128;
+  Pricing p = AttentionPricing();
   p.model.attention_exp_per_s = 1.6384e9;
   p.model.attention_exp_overlap = 0.5;
-  KernelWork w;
-  w.kind = KernelClass::kAttention;
-  w.gemm = {10, 128, 128, 64};
-  w.matrix_flops = 1e8;
-  w.bytes = 1e6;
+  KernelWork w = TenSequenceHeadsOfAttention();
   EXPECT_NEAR(AttentionExpSeconds(w, p.model), 100e-6, 1e-15);
   const KernelTime t = TimeKernel(w, p);
   EXPECT_NEAR(t.t_compute_s, 200e-6, 1e-15);
