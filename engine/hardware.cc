@@ -233,16 +233,14 @@ absl::Status ParseKernelModel(const Json& j, std::string_view origin,
       if (name == candidate.name) f = &candidate;
     }
     if (f == nullptr) {
+      std::vector<std::string_view> known;
+      for (const Field& candidate : fields) known.push_back(candidate.name);
+      for (std::string_view other : {"matrix_by_precision", "held", "source"}) {
+        known.push_back(other);
+      }
       return FieldError(
           origin, field,
-          "unknown field (known: compute_units, matrix_efficiency, "
-          "memory_efficiency, matrix_by_precision, kernel_fixed_s, "
-          "memory_kernel_fixed_s, matrix_overlap, wave_quantization, "
-          "matrix_k_overhead, sustained_matrix_fraction, attention_efficiency, "
-          "attention_kv_overhead, attention_exp_per_s, attention_exp_overlap, "
-          "attention_memory_efficiency, "
-          "attention_kernel_fixed_s, attention_block_s, vector_flops_per_s, "
-          "held, source)");
+          fmt::format("unknown field (known: {})", fmt::join(known, ", ")));
     }
     absl::StatusOr<double> v =
         NumberValue(value, origin, field, /*allow_zero=*/true);

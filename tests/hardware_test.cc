@@ -423,6 +423,25 @@ TEST(HardwareJsonTest, AttentionExponentialRateAndOverlap) {
               "field 'kernel_model.attention_exp_per_s'");
 }
 
+// An unknown kernel_model field is an error that lists every field the
+// parser reads (the list is the parser's own table, so a new field is
+// named there as soon as it is read).
+TEST(HardwareJsonTest, UnknownKernelModelFieldListsTheKnownOnes) {
+  const std::string with = Replace(kGood, R"("dispatch_tax_s": 1e-5,)",
+                                   R"("dispatch_tax_s": 1e-5,
+         "kernel_model": {"attention_exp_overlaps": 0.5},)");
+  ExpectError(with,
+              "field 'kernel_model.attention_exp_overlaps': unknown field "
+              "(known: compute_units, matrix_efficiency, memory_efficiency, "
+              "kernel_fixed_s, memory_kernel_fixed_s, matrix_overlap, "
+              "attention_efficiency, attention_kv_overhead, "
+              "attention_exp_per_s, attention_exp_overlap, "
+              "attention_memory_efficiency, attention_kernel_fixed_s, "
+              "attention_block_s, wave_quantization, matrix_k_overhead, "
+              "sustained_matrix_fraction, vector_flops_per_s, "
+              "matrix_by_precision, held, source)");
+}
+
 // kernel_model.sustained_matrix_fraction: a fraction of the matrix peak, 1
 // (no power cap) when not given.
 TEST(HardwareJsonTest, SustainedMatrixFractionIsAFraction) {
