@@ -298,8 +298,10 @@ Items AssumptionItems(const Analysis& a) {
       a.pricing.runtime.size_aware
           ? "kernels of the runtime (fusion, host shape ops, in-place KV "
             "append); matrix: max(C', M) + (1-overlap) min(C', M) + fixed, "
-            "C' with tile/wave quantization; causal attention: the score "
-            "tiles it computes; memory kernels: max(C, M) + fixed; then launch "
+            "C' with tile/wave quantization; attention: its blocks' waves and "
+            "KV loop, the softmax's exponentials where the device gives their "
+            "rate, and a causal kernel's score tiles only; memory kernels: "
+            "max(C, M) + fixed; then launch "
             "(max) or CUDA-graph gap (+); model = sum of "
             "kernels + per-inference cost (README, Execution model)"
           : "latency = max(T_compute, T_memory) + per-layer tax; T_compute = "
