@@ -179,6 +179,7 @@ std::string FirstUnresolvedTensor(const graph::Graph& graph,
 std::vector<TensorInfo> Describe(const graph::Graph& graph,
                                  const graph::IndexList& tensors) {
   std::vector<TensorInfo> out;
+  out.reserve(tensors.size());
   for (int t : tensors) {
     if (t < 0) continue;
     const graph::Tensor& tensor = graph.tensor(t);
@@ -478,6 +479,8 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
   // Pass 1: count every node (device-independent).
   std::vector<bool> is_view(graph.nodes().size(), false);
   std::set<std::string> unknown_ops;
+  analysis.layers.reserve(graph.topological_order().size() +
+                          options.spare_layers);
   for (int n : graph.topological_order()) {
     const graph::Node& node = graph.node(n);
     LayerResult layer;

@@ -66,6 +66,10 @@ struct AnalyzeOptions {
   // the runtime's fusion plans no kernel that holds both the producer and a
   // consumer of one (PlanFusion's barriers). Empty: one GPU, fuse freely.
   std::vector<int> fusion_barriers;
+  // Room kept in Analysis::layers for the layers a caller inserts after
+  // the analysis (ShardAnalysis' collectives), so that they go in place
+  // instead of into a second copy of every layer. Changes no result.
+  size_t spare_layers = 0;
   // Nodes of which the runtime computes only part of the output rows: node
   // -> the share of the counted rows it computes (--serve's prefill under a
   // runtime with prefill_last_position_logits: the LM head, the last of each

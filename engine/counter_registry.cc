@@ -18,7 +18,11 @@ std::string_view NormalizeDomain(std::string_view domain) {
 }
 
 std::string Key(std::string_view domain, std::string_view op_type) {
-  return fmt::format("{}/{}", NormalizeDomain(domain), op_type);
+  const std::string_view d = NormalizeDomain(domain);
+  std::string key;  // once per node: no format parse
+  key.reserve(d.size() + 1 + op_type.size());
+  key.append(d).append("/").append(op_type);
+  return key;
 }
 
 std::string OpName(const graph::Node& node) {

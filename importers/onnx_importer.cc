@@ -198,15 +198,23 @@ absl::StatusOr<std::string> ReadCompactFile(const std::string& path) {
 
 // The bytes to parse of a serialized model held in memory: `bytes` itself,
 // or its compacted copy (kept in `*storage`).
-absl::StatusOr<std::string_view> CompactBytes(std::string_view bytes,
-                                              std::string_view display_name,
-                                              std::string* storage) {
+absl::Status CheckModelBytesSize(std::string_view bytes,
+                                 std::string_view display_name) {
   if (bytes.empty()) {
     return absl::InvalidArgumentError(
         fmt::format("{}: is empty, not an ONNX model", display_name));
   }
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return TooLarge(display_name);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string_view> CompactBytes(std::string_view bytes,
+                                              std::string_view display_name,
+                                              std::string* storage) {
+  if (absl::Status s = CheckModelBytesSize(bytes, display_name); !s.ok()) {
+    return s;
   }
   // The weights stay where they are: their payloads are skipped by length
   // and the protobuf parse sees only the compact rest
@@ -237,6 +245,15 @@ absl::StatusOr<graph::Graph> ImportOnnxBytes(std::string_view bytes,
       CompactBytes(bytes, display_name, &storage);
   if (!compact.ok()) return compact.status();
   return ParseAndConvert(*compact, display_name, base_dir, options);
+}
+
+absl::StatusOr<graph::Graph> ImportWeightlessOnnxBytes(
+    std::string_view bytes, std::string_view display_name,
+    const ImportOptions& options) {
+  if (absl::Status s = CheckModelBytesSize(bytes, display_name); !s.ok()) {
+    return s;
+  }
+  return ParseAndConvert(bytes, display_name, "", options);
 }
 
 absl::StatusOr<std::vector<DeclaredInput>> ReadDeclaredInputsFile(

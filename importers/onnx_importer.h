@@ -53,6 +53,15 @@ absl::StatusOr<graph::Graph> ImportOnnxBytes(std::string_view bytes,
                                              const std::string& base_dir,
                                              const ImportOptions& options);
 
+// As ImportOnnxBytes, for a serialized ModelProto that holds no weight
+// payload (a weightless graph, exported with export_params=False: the zoo's,
+// which zoo_test checks): parsed as it is, without the wire pre-pass that
+// looks for payloads to leave out (a tenth of a 70B zoo import). A payload
+// the bytes do hold is parsed with them, so this is for trusted bytes only.
+absl::StatusOr<graph::Graph> ImportWeightlessOnnxBytes(
+    std::string_view bytes, std::string_view display_name,
+    const ImportOptions& options);
+
 // A main-graph input as the model declares it, before any binding (what
 // --serve reads to find a decoder's KV, length and branch inputs).
 struct DeclaredInput {

@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "graph/fmt_absl.h"
 #include "gtest/gtest.h"
+#include "importers/onnx_wire.h"
 #include "tests/zoo_test_util.h"
 
 namespace ridgeline {
@@ -49,6 +50,21 @@ TEST_P(ZooEntryTest, ImportsWithoutWarnings) {
   absl::StatusOr<graph::Graph> g = testing::ImportEntry(*entry);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_THAT(g->warnings, IsEmpty());
+}
+
+// The tools import the zoo's bytes without the wire pre-pass
+// (ImportWeightlessOnnxBytes): that is the same import only while the
+// pre-pass would find no payload to leave out, i.e. would parse the bytes
+// as they are.
+TEST_P(ZooEntryTest, HoldsNoWeightPayload) {
+  absl::StatusOr<zoo::ModelEntry> entry = testing::SourceEntry(GetParam());
+  ASSERT_TRUE(entry.ok()) << entry.status();
+  absl::StatusOr<importers::CompactModel> compact =
+      importers::CompactModelBytes(entry->onnx);
+  ASSERT_TRUE(compact.ok()) << compact.status();
+  EXPECT_EQ(compact->skipped_tensors, 0);
+  EXPECT_EQ(compact->skipped_bytes, 0);
+  EXPECT_TRUE(compact->bytes.empty());  // the input itself is parsed
 }
 
 INSTANTIATE_TEST_SUITE_P(

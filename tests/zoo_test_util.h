@@ -71,7 +71,7 @@ inline absl::StatusOr<graph::Graph> ImportEntry(
     const absl::flat_hash_map<std::string, int64_t>& dims = {}) {
   importers::ImportOptions options;
   options.dims = zoo::EntryDims(entry, dims, batch);
-  return importers::ImportOnnxBytes(entry.onnx, entry.name, "", options);
+  return importers::ImportWeightlessOnnxBytes(entry.onnx, entry.name, options);
 }
 
 // A device from zoo/hardware/KEY.json in the source tree.

@@ -8,7 +8,7 @@
 //   absl::StatusOr<zoo::ModelEntry> e = zoo::FindModel(*zoo, "resnet50");
 //   importers::ImportOptions o;
 //   o.dims = zoo::EntryDims(*e, user_dims, user_batch);
-//   auto g = importers::ImportOnnxBytes(e->onnx, e->name, "", o);
+//   auto g = importers::ImportWeightlessOnnxBytes(e->onnx, e->name, o);
 #ifndef RIDGELINE_ZOO_CATALOG_H_
 #define RIDGELINE_ZOO_CATALOG_H_
 

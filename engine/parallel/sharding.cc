@@ -213,24 +213,31 @@ struct Insert {
   std::vector<TensorInfo> tensors;
 };
 
-// Rebuilds the layer and kernel lists with the collectives in place.
+// Rebuilds the layer and kernel lists with the collectives in place. The
+// layers are merged from the back inside their own vector: a 70B graph has
+// 12,000 layers of about half a kilobyte, and a second vector of them cost
+// more in fresh pages than the whole sharding pass (perf, 2026-12-07).
 void InsertCollectives(Analysis* a, std::vector<Insert> inserts) {
   std::stable_sort(inserts.begin(), inserts.end(),
                    [](const Insert& x, const Insert& y) {
                      return x.after_layer < y.after_layer;
                    });
-  std::vector<LayerResult> layers;
-  layers.reserve(a->layers.size() + inserts.size());
-  std::vector<int> remap(a->layers.size(), -1);
+  std::vector<LayerResult>& layers = a->layers;
+  std::erase_if(inserts, [&](const Insert& in) {
+    return in.after_layer < 0 ||
+           in.after_layer >= static_cast<int>(layers.size());
+  });
+  const size_t old_size = layers.size();
+  std::vector<int> remap(old_size, -1);
   std::vector<int> new_layer(inserts.size(), -1);
-  size_t next = 0;
-  for (size_t i = 0; i < a->layers.size(); ++i) {
-    remap[i] = static_cast<int>(layers.size());
-    layers.push_back(std::move(a->layers[i]));
-    for (; next < inserts.size() &&
-           inserts[next].after_layer == static_cast<int>(i);
-         ++next) {
-      const Insert& in = inserts[next];
+  layers.resize(old_size + inserts.size());
+  size_t write = layers.size();  // one past the next slot to fill
+  size_t next = inserts.size();  // inserts still to place, from the back
+  for (size_t i = old_size; i-- > 0;) {
+    // Inserts after layer i go right after it, in their sorted order.
+    for (; next > 0 && inserts[next - 1].after_layer == static_cast<int>(i);
+         --next) {
+      const Insert& in = inserts[next - 1];
       LayerResult l;
       l.name = in.name;
       l.op_type = std::string(CollectiveOpName(in.work.op));
@@ -239,8 +246,18 @@ void InsertCollectives(Analysis* a, std::vector<Insert> inserts) {
       l.outputs = in.tensors;
       l.message_bytes = in.work.message_bytes;
       l.bytes = in.work.message_bytes;
-      new_layer[next] = static_cast<int>(layers.size());
-      layers.push_back(std::move(l));
+      new_layer[next - 1] = static_cast<int>(--write);
+      layers[write] = std::move(l);
+    }
+    remap[i] = static_cast<int>(--write);
+    if (write != i) layers[write] = std::move(layers[i]);
+  }
+  // Every insert names a layer of the analysis (ShardAnalysis' callers).
+  std::vector<std::vector<size_t>> after_kernel(a->kernels.size());
+  for (size_t j = 0; j < inserts.size(); ++j) {
+    const int k = inserts[j].after_kernel;
+    if (k >= 0 && k < static_cast<int>(after_kernel.size())) {
+      after_kernel[k].push_back(j);
     }
   }
   std::vector<KernelResult> kernels;
@@ -249,8 +266,7 @@ void InsertCollectives(Analysis* a, std::vector<Insert> inserts) {
     KernelResult kernel = std::move(a->kernels[k]);
     for (int& li : kernel.layers) li = remap[li];
     kernels.push_back(std::move(kernel));
-    for (size_t j = 0; j < inserts.size(); ++j) {
-      if (inserts[j].after_kernel != static_cast<int>(k)) continue;
+    for (size_t j : after_kernel[k]) {
       KernelResult c;
       c.name = inserts[j].name;
       c.fusion = "collective";
@@ -261,7 +277,6 @@ void InsertCollectives(Analysis* a, std::vector<Insert> inserts) {
       kernels.push_back(std::move(c));
     }
   }
-  a->layers = std::move(layers);
   a->kernels = std::move(kernels);
   for (LayerResult& l : a->layers) {
     if (l.kernel >= 0 || l.message_bytes > 0) l.kernel = -1;
@@ -942,6 +957,9 @@ absl::StatusOr<Analysis> AnalyzeSharded(const graph::Graph& graph,
   if (!barriers.ok()) return barriers.status();
   AnalyzeOptions planned = options;
   planned.fusion_barriers = *std::move(barriers);
+  // A collective follows a barrier (tp, ep) or a stage (pp).
+  planned.spare_layers = planned.fusion_barriers.size() +
+                         static_cast<size_t>(std::max(parallel.pp, 1));
   absl::StatusOr<Analysis> a = Analyze(graph, hardware, planned);
   if (!a.ok()) return a;
   return ShardAnalysis(graph, *std::move(a), parallel, &*structure);

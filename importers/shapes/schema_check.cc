@@ -45,28 +45,30 @@ absl::Status CheckAgainstSchema(const graph::Node& node,
 absl::Status CheckAgainstOpSchema(const OpFacts& schema,
                                   const graph::Node& node,
                                   const onnx::NodeProto* proto) {
-  const std::string op =
-      fmt::format("{}-{}", node.op_type, schema.since_version);
+  // Named in the errors only: formatted when one is returned.
+  const auto op_name = [&] {
+    return fmt::format("{}-{}", node.op_type, schema.since_version);
+  };
   const size_t n_in = node.inputs.size();
   const size_t n_out = node.outputs.size();
   if (n_in < static_cast<size_t>(schema.min_input) ||
       n_in > static_cast<size_t>(schema.max_input)) {
     return absl::InvalidArgumentError(
-        fmt::format("has {}; {} takes {}", Plural(n_in, "input"), op,
+        fmt::format("has {}; {} takes {}", Plural(n_in, "input"), op_name(),
                     Range(schema.min_input, schema.max_input)));
   }
   if (n_out < static_cast<size_t>(schema.min_output) ||
       n_out > static_cast<size_t>(schema.max_output)) {
     return absl::InvalidArgumentError(
-        fmt::format("has {}; {} produces {}", Plural(n_out, "output"), op,
-                    Range(schema.min_output, schema.max_output)));
+        fmt::format("has {}; {} produces {}", Plural(n_out, "output"),
+                    op_name(), Range(schema.min_output, schema.max_output)));
   }
   const std::span<const FormalInput> formals = schema.inputs;
   for (size_t i = 0; i < n_in && i < formals.size(); ++i) {
     if (formals[i].single && node.inputs[i] < 0) {
       return absl::InvalidArgumentError(
           fmt::format("input {} ('{}') of {} is required but empty", i,
-                      formals[i].name, op));
+                      formals[i].name, op_name()));
     }
   }
   for (const RequiredAttribute& attr : schema.required_attributes) {
@@ -75,7 +77,7 @@ absl::Status CheckAgainstOpSchema(const OpFacts& schema,
       if (attr.type != onnx::AttributeProto::GRAPH &&
           attr.type != onnx::AttributeProto::GRAPHS &&
           !node.attributes.contains(name)) {
-        return MissingAttribute(name, op);
+        return MissingAttribute(name, op_name());
       }
       continue;
     }
@@ -83,17 +85,17 @@ absl::Status CheckAgainstOpSchema(const OpFacts& schema,
     for (const onnx::AttributeProto& a : proto->attribute()) {
       if (a.name() == name) found = &a;
     }
-    if (found == nullptr) return MissingAttribute(name, op);
+    if (found == nullptr) return MissingAttribute(name, op_name());
     if (found->has_type() && found->type() != attr.type) {
       return absl::InvalidArgumentError(fmt::format(
-          "attribute '{}' of {} is a {}, not a {}", name, op,
+          "attribute '{}' of {} is a {}, not a {}", name, op_name(),
           onnx::AttributeProto::AttributeType_Name(found->type()),
           onnx::AttributeProto::AttributeType_Name(
               static_cast<onnx::AttributeProto::AttributeType>(attr.type))));
     }
     if (attr.type == onnx::AttributeProto::GRAPH && !found->has_g()) {
       return absl::InvalidArgumentError(
-          fmt::format("attribute '{}' of {} holds no graph", name, op));
+          fmt::format("attribute '{}' of {} holds no graph", name, op_name()));
     }
   }
   return absl::OkStatus();

@@ -363,8 +363,8 @@ absl::StatusOr<graph::Graph> ImportAt(const RunContext& ctx, const Source& src,
   absl::StatusOr<graph::Graph> g;
   if (src.entry != nullptr) {
     import.dims = zoo::EntryDims(*src.entry, import.dims, batch);
-    g = importers::ImportOnnxBytes(src.entry->onnx, src.entry->name, "",
-                                   import);
+    g = importers::ImportWeightlessOnnxBytes(src.entry->onnx, src.entry->name,
+                                             import);
   } else if (!ctx.model_bytes.empty()) {
     g = importers::ImportOnnxBytes(ctx.model_bytes, ctx.model_name, "", import);
   } else {

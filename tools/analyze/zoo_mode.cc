@@ -55,8 +55,8 @@ absl::StatusOr<graph::Graph> Import(const RunContext& ctx,
     }
   }
   absl::StatusOr<graph::Graph> g =
-      ctx.zoo_entry ? importers::ImportOnnxBytes(ctx.zoo_entry->onnx,
-                                                 ctx.model_name, "", import)
+      ctx.zoo_entry ? importers::ImportWeightlessOnnxBytes(
+                          ctx.zoo_entry->onnx, ctx.model_name, import)
       : !ctx.model_bytes.empty()
           ? importers::ImportOnnxBytes(ctx.model_bytes, ctx.model_name, "",
                                        import)

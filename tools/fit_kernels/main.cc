@@ -53,9 +53,11 @@ void PrintFit(const ridgeline::engine::KernelFitResult& fit) {
 }
 
 // --check: the committed constants (the catalog's) against every row of a
-// table, by device, precision and m range; nothing is fitted.
+// table, by device, precision and m range; nothing is fitted. `each_row`
+// (--check-rows) lists every row's prediction first.
 int Check(const std::vector<ridgeline::engine::KernelSample>& samples,
-          const std::vector<ridgeline::engine::Hardware>& catalog) {
+          const std::vector<ridgeline::engine::Hardware>& catalog,
+          bool each_row) {
   namespace engine = ridgeline::engine;
   struct Key {
     std::string hw, precision;
@@ -71,6 +73,10 @@ int Check(const std::vector<ridgeline::engine::KernelSample>& samples,
       "m 513-2048", "m > 2048", "attention"};
   std::map<Key, std::vector<double>> errors;
   std::map<std::pair<std::string, std::string>, std::vector<double>> all;
+  engine::report::TextTable rows;
+  rows.headers = {"id",       "device",    "precision", "m x n x k",
+                  "measured", "predicted", "error"};
+  rows.right_align = {false, false, false, true, true, true, true};
   for (const engine::KernelSample& s : samples) {
     absl::StatusOr<engine::Hardware> hw = engine::FindHardware(catalog, s.hw);
     if (!hw.ok()) return Fail(ridgeline::MessageOf(hw.status()));
@@ -78,8 +84,19 @@ int Check(const std::vector<ridgeline::engine::KernelSample>& samples,
       return Fail(
           fmt::format("{}: {} lists no {} peak", s.id, hw->name, s.precision));
     }
-    const double e =
-        engine::PredictKernel(s, *hw, hw->kernel_model) / s.measured_s - 1;
+    const double predicted = engine::PredictKernel(s, *hw, hw->kernel_model);
+    const double e = predicted / s.measured_s - 1;
+    if (each_row) {
+      const engine::GemmShape& g = s.work.gemm;
+      rows.rows.push_back(
+          {s.id, hw->key, s.precision,
+           s.work.kind == engine::KernelClass::kMatrix
+               ? fmt::format("{:g} x {:g} x {:g}", g.m, g.n, g.k)
+               : "-",
+           fmt::format("{:.2f} us", 1e6 * s.measured_s),
+           fmt::format("{:.2f} us", 1e6 * predicted),
+           fmt::format("{:+.1f}%", 100 * e)});
+    }
     int bucket = 0;
     while (bucket < 5 && s.work.gemm.m > kEdges[bucket]) ++bucket;
     if (s.work.kind != engine::KernelClass::kMatrix) bucket = 6;
@@ -116,6 +133,10 @@ int Check(const std::vector<ridgeline::engine::KernelSample>& samples,
       }
     }
   }
+  if (each_row) {
+    fmt::print("Each row (predicted with the committed constants):\n{}\n",
+               engine::report::RenderText(rows, "  "));
+  }
   fmt::print(
       "Committed kernel constants against every row (predicted / measured - "
       "1; nothing fitted):\n{}",
@@ -128,13 +149,18 @@ int Check(const std::vector<ridgeline::engine::KernelSample>& samples,
 int main(int argc, char** argv) {
   namespace engine = ridgeline::engine;
   using ridgeline::MessageOf;
-  const bool check = argc == 3 && std::string_view(argv[1]) == "--check";
+  const bool check_rows =
+      argc == 3 && std::string_view(argv[1]) == "--check-rows";
+  const bool check =
+      check_rows || (argc == 3 && std::string_view(argv[1]) == "--check");
   if ((argc != 2 && !check) || std::string_view(argv[1]) == "--help") {
     fmt::print(std::cerr,
                "usage: fit_kernels KERNELS.tsv        fit and print the "
                "constants\n"
                "       fit_kernels --check TABLE.tsv  the committed constants "
-               "against every row\n");
+               "against every row\n"
+               "       fit_kernels --check-rows TABLE.tsv  the same, each "
+               "row's prediction listed first\n");
     return argc == 2 ? 0 : 1;
   }
   const char* path = argv[argc - 1];
@@ -148,7 +174,7 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::vector<engine::Hardware>> catalog =
       ridgeline::zoo::HardwareCatalog();
   if (!catalog.ok()) return Fail(MessageOf(catalog.status()));
-  if (check) return Check(*samples, *catalog);
+  if (check) return Check(*samples, *catalog, check_rows);
 
   std::map<std::string, std::vector<engine::KernelSample>> by_device;
   for (const engine::KernelSample& s : *samples) by_device[s.hw].push_back(s);
