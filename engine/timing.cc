@@ -97,6 +97,12 @@ double PowerCappedSeconds(double flops, const Pricing& p) {
 }
 
 // The share of `units` SMs busy over whole waves of `blocks` thread blocks.
+// Each split of a split-K GEMM keeps at least this much of K.
+constexpr double kMinSplitK = 256;
+
+// The exponent of a small tile's penalty (TileWaveEfficiency).
+constexpr double kSmallTileExponent = 0.5;
+
 double WaveEfficiency(double blocks, double units) {
   return blocks / (std::ceil(blocks / units) * units);
 }
@@ -197,26 +203,62 @@ double TileWaveEfficiency(const GemmShape& gemm, int compute_units,
     return k_overhead > 0 && k_block > 0 ? k_block / (k_block + k_overhead)
                                          : 1.0;
   };
-  const double tm = TileEdge(gemm.m);
-  const double tn = TileEdge(gemm.n);
-  const double rows = std::ceil(gemm.m / tm);
-  const double cols = std::ceil(gemm.n / tn);
-  const double q_tile =
-      tensor_tiles ? (gemm.m * gemm.n) / (rows * tm * cols * tn) : 1.0;
-  if (compute_units <= 0) return q_tile * k_loop(1);
-  const double units = compute_units;
-  const double tiles = gemm.batch * rows * cols;
-  // Too few tiles to fill the device: libraries split K across more blocks
-  // (split-K / stream-K), as long as each split keeps >= 256 of K.
-  double splits = 1;
-  if (tiles < units) {
-    splits = std::max(
-        1.0, std::min(std::floor(units / tiles), std::floor(gemm.k / 256)));
+  // One tile shape: its padding, its blocks' waves, their K loop.
+  auto with_tile = [&](double tm, double tn) {
+    const double rows = std::ceil(gemm.m / tm);
+    const double cols = std::ceil(gemm.n / tn);
+    const double q_tile =
+        tensor_tiles ? (gemm.m * gemm.n) / (rows * tm * cols * tn) : 1.0;
+    if (compute_units <= 0) return q_tile * k_loop(1);
+    const double units = compute_units;
+    const double tiles = gemm.batch * rows * cols;
+    // Too few tiles to fill the device: libraries split K across more
+    // blocks (split-K / stream-K), as long as each split keeps
+    // kMinSplitK of K.
+    double splits = 1;
+    if (tiles < units) {
+      splits = std::max(1.0, std::min(std::floor(units / tiles),
+                                      std::floor(gemm.k / kMinSplitK)));
+    }
+    const double q_wave = WaveEfficiency(tiles * splits, units);
+    const double q_k = k_loop(splits);
+    if (wave_quantization >= 1) return q_tile * q_wave * q_k;
+    return q_tile * std::pow(q_wave, std::max(0.0, wave_quantization)) * q_k;
+  };
+  const double m_edge = TileEdge(gemm.m);
+  const double n_edge = TileEdge(gemm.n);
+  // A tile is chosen to fill the device only where partial waves cost
+  // (wave_quantization > 0; the Hopper bf16 fits find they do not), and
+  // for GEMMs: the evidence is cuBLAS GEMM tables, and a convolution's
+  // tile is the covering one (README, Execution model).
+  if (!tensor_tiles || compute_units <= 0 || !(wave_quantization > 0) ||
+      gemm.conv) {
+    return with_tile(m_edge, n_edge);
   }
-  const double q_wave = WaveEfficiency(tiles * splits, units);
-  const double q_k = k_loop(splits);
-  if (wave_quantization >= 1) return q_tile * q_wave * q_k;
-  return q_tile * std::pow(q_wave, std::max(0.0, wave_quantization)) * q_k;
+  // The library picks its tile per shape (cuBLAS/CUTLASS heuristics): the
+  // best of the covering edges and 64 x 64 to 128 x 256 tiles. A smaller
+  // tile does less MMA work per operand byte it loads (tm tn / (tm + tn),
+  // 64 for 128 x 128) and runs at (that / the same for the largest tile the
+  // problem allows)^kSmallTileExponent of the peak, at most 1: an m or n of
+  // 64 or less makes that edge small itself, unpenalized.
+  auto work_per_byte = [](double tm, double tn) {
+    tm = std::min(tm, 128.0);
+    return tm * tn / (tm + tn);
+  };
+  const double reference =
+      work_per_byte(gemm.m <= 64 ? m_edge : 128, gemm.n <= 64 ? n_edge : 128);
+  double best = 0;
+  for (const double tm : {m_edge, 64.0, 128.0, 256.0}) {
+    if (gemm.m <= 64 && tm != m_edge) continue;
+    for (const double tn : {n_edge, 64.0, 128.0, 256.0}) {
+      if (tm * tn > 128.0 * 256.0) continue;
+      if (gemm.n <= 64 && tn != n_edge) continue;
+      const double penalty = std::min(
+          1.0, std::pow(work_per_byte(tm, tn) / reference, kSmallTileExponent));
+      best = std::max(best, penalty * with_tile(tm, tn));
+    }
+  }
+  return best;
 }
 
 double AttentionTileEfficiency(const GemmShape& scores, double score_share,

@@ -172,7 +172,10 @@ Pricing MakePricing(const Hardware& hardware, const Runtime& runtime,
 // the wave term (KernelModel::wave_quantization: 1 whole, 0 none).
 // `k_overhead` (KernelModel::matrix_k_overhead) adds each block's cost
 // beyond its main loop: the factor k_block / (k_block + k_overhead), with
-// k_block = K / the split-K factor.
+// k_block = K / the split-K factor. With wave_quantization > 0, a GEMM (not
+// a convolution) on the matrix units takes the best of its covering tile
+// and 64 x 64 to 128 x 256 tiles, a smaller tile at a penalty
+// (README, Execution model: the tile is chosen).
 double TileWaveEfficiency(const GemmShape& gemm, int compute_units,
                           bool tensor_tiles = true,
                           double wave_quantization = 1, double k_overhead = 0);

@@ -458,12 +458,15 @@ TEST(TimeKernel, WeightOnlyKernelsPayTheRuntimesFixedCost) {
 
 // The tensorrt profile on the A100, a 1 x 8192 x 8192 GEMV with int8 weights
 // (hand computation): (67,108,864 B weights + 32,768 B activations) /
-// (2.039 TB/s x 0.8) = 41.161 us of memory; the compute, 134,217,728 FLOPs
-// at 312 T x 0.949 x q (q = 1/16 of a 16-row tile x 64 of 108 SMs in one
-// wave = 0.037037, times the K loop's 8192 / (8192 + 128) = 0.984615), is
-// 12.431 us, 9.3% of it not hidden (overlap 0.907):
-// 41.161 + 1.156 + 10.30 us fixed = 52.62 us. aiconfigurator's A100
-// TRT-LLM 1.0.0 table measures 51.2 us (int8_wo, m 1, n = k = 8192).
+// (2.039 TB/s x 0.829) = 39.721 us of memory; the compute, 134,217,728
+// FLOPs at 312 T x 0.934 x q, with q from the best tile: 16 x 256 tiles
+// (penalty 1: 16 x 256 / 272 = 15.06 work per byte against 14.22 for
+// 16 x 128), 32 of them split 3 ways (108 / 32 = 3.4; 8192 / 256 = 32) =
+// 96 blocks in one wave of 108, each running 2730.7 of K:
+// q = 1/16 x 96/108 x 2730.7 / (2730.7 + 128) = 0.053068 (16 x 128 tiles:
+// 64 blocks, 0.036467). That is 8.679 us, 21.8% of it not hidden (overlap
+// 0.782): 39.721 + 1.892 + 10.30 us fixed = 51.91 us. aiconfigurator's
+// A100 TRT-LLM 1.0.0 table measures 51.2 us (int8_wo, m 1, n = k = 8192).
 TEST(TimeKernel, TensorRtWeightOnlyGemvOnA100) {
   absl::StatusOr<std::vector<Hardware>> catalog = zoo::HardwareCatalog();
   ASSERT_TRUE(catalog.ok());
@@ -482,7 +485,7 @@ TEST(TimeKernel, TensorRtWeightOnlyGemvOnA100) {
   w.bytes = w.weight_bytes + 2 * 8192 * 2;
   const KernelTime t = TimeKernel(w, p);
   // No CUDA graphs: the 3 us enqueue is hidden under the kernel.
-  EXPECT_NEAR(t.latency_s, 52.62e-6, 0.01e-6);
+  EXPECT_NEAR(t.latency_s, 51.91e-6, 0.01e-6);
 }
 
 // A collective kernel on the A100 (8 GPUs, 2 MiB all-reduce): size-aware
@@ -556,10 +559,12 @@ TEST(TileWave, KOverheadChargesEachBlocksKLoop) {
   // Longer K, smaller loss: 8192 / (8192 + 128) = 64 / 65.
   EXPECT_NEAR(TileWaveEfficiency({1, 4096, 4096, 8192}, 132, true, 0.0, 128),
               64.0 / 65, 1e-12);
-  // 128 x 128 x 4096 on 108 SMs: one tile, split 16 ways (4096 / 256), so
-  // each block runs 256 of K: q_wave = 16 / 108, q_k = 256 / 384.
+  // 128 x 128 x 4096 on 108 SMs: one 128 x 128 tile split 16 ways
+  // (4096 / 256) gives 16 / 108 x 256 / 384 = 0.0988; four 64 x 64 tiles
+  // split 16 ways (27 fit, K allows 16) give 64 blocks, each running 256 of
+  // K, at the small-tile penalty sqrt((64 x 64 / 128) / 64): better.
   EXPECT_NEAR(TileWaveEfficiency({1, 128, 128, 4096}, 108, true, 1.0, 128),
-              16.0 / 108 * 256 / 384, 1e-12);
+              64.0 / 108 * 256 / 384 * std::sqrt(0.5), 1e-12);
   // k0 = 0 (the default) changes nothing.
   EXPECT_DOUBLE_EQ(TileWaveEfficiency({1, 4096, 4096, 768}, 132, true, 0.0),
                    1.0);
@@ -590,6 +595,33 @@ TEST(TimeKernel, Fp32GemvOnTheVectorUnitsIsMemoryBound) {
   EXPECT_EQ(t.regime, Regime::kMemory);
 }
 
+// The chosen tile (hand computation): BERT-base's 128 x 768 x 768 on the
+// A100's 108 SMs (w = 1, k0 = 128). The covering 128 x 128 tiles are 6,
+// split 3 ways (K 768 / 256) = 18 blocks: 18/108 x 256/384 = 0.1111.
+// 64 x 64 tiles are 24, split 3 ways = 72 blocks, at the small-tile factor
+// sqrt((64 x 64 / 128) / 64) = sqrt(0.5): 72/108 x 256/384 x 0.7071 =
+// 0.3143, the best (64 x 128: 36 blocks x sqrt(42.67 / 64) = 0.1814;
+// 128 x 256: 9 blocks, 0.0556). aiconfigurator's A100 table measures
+// 7.03 us for it; the covering tile alone predicted 10.5 us.
+TEST(TileWave, SmallGemmTakesSmallerTilesToFillTheDevice) {
+  const GemmShape bert{1, 128, 768, 768};
+  EXPECT_NEAR(TileWaveEfficiency(bert, 108, true, 1.0, 128),
+              72.0 / 108 * 256 / 384 * std::sqrt(0.5), 1e-12);
+  // A convolution keeps the covering tile.
+  GemmShape conv = bert;
+  conv.conv = true;
+  EXPECT_NEAR(TileWaveEfficiency(conv, 108, true, 1.0, 128),
+              18.0 / 108 * 256 / 384, 1e-12);
+  // So does a device whose partial waves cost nothing (w = 0): q_k only.
+  EXPECT_NEAR(TileWaveEfficiency(bert, 108, true, 0.0, 128), 256.0 / 384,
+              1e-12);
+  // A GEMM that fills the device: 4096^3 on 108 SMs, 1,024 tiles of 128 in
+  // 10 waves (1,080 slots), K loop 4096 / (4096 + 128); no tile beats it
+  // (128 x 256: 512 tiles in 5 waves, the same; 64 x 64 pay the factor).
+  EXPECT_NEAR(TileWaveEfficiency({1, 4096, 4096, 4096}, 108, true, 1.0, 128),
+              1024.0 / 1080 * 4096 / 4224, 1e-12);
+}
+
 // A power-capped device (KernelModel::sustained_matrix_fraction f): a
 // matrix kernel runs no faster than peak x f, a device-wide rate; one that
 // leaves units idle already runs under it. RoundPricing: peak 1e12,
@@ -606,14 +638,15 @@ TEST(TimeKernel, PowerCapLimitsOnlyKernelsThatFillTheDevice) {
   w.matrix_flops = 2.0 * 1024 * 1024 * 1024;
   w.bytes = 3.0 * 1024 * 1024 * 2;
   EXPECT_NEAR(TimeKernel(w, p).latency_s, 8591.93e-6, 0.01e-6);
-  // 128 x 128 x 4096 on 108 units: one tile split 16 ways, q = 16 / 108:
-  // 134,217,728 FLOPs / (1e12 x 0.5 x 16 / 108) = 1811.94 us, slower than
-  // the cap's 536.87 us, which does not bind: + 2 us = 1813.94 us.
+  // 64 x 64 x 256 on 108 units: one 64 x 64 tile (no smaller one), K too
+  // short to split (256 / 256), q = 1 / 108: 2,097,152 FLOPs /
+  // (1e12 x 0.5 / 108) = 452.98 us, slower than the cap's 8.39 us, which
+  // does not bind: + 2 us = 454.98 us.
   p.model.compute_units = 108;
-  w.gemm = {1, 128, 128, 4096};
-  w.matrix_flops = 2.0 * 128 * 128 * 4096;
-  w.bytes = (128.0 * 4096 * 2 + 128 * 128) * 2;
-  EXPECT_NEAR(TimeKernel(w, p).latency_s, 1813.94e-6, 0.01e-6);
+  w.gemm = {1, 64, 64, 256};
+  w.matrix_flops = 2.0 * 64 * 64 * 256;
+  w.bytes = (64.0 * 256 * 2 + 64 * 64) * 2;
+  EXPECT_NEAR(TimeKernel(w, p).latency_s, 454.98e-6, 0.01e-6);
   // Without a cap (1, the default) the big GEMM is 4294.97 + 2 us.
   p.model.sustained_matrix_fraction = 1;
   p.model.compute_units = 0;
