@@ -27,8 +27,10 @@ status=0
 # paths the CLI, serve and parallel tests already run under the sanitizers,
 # and the fit of the committed kernel table with leave-one-out (6 s in
 # Release, 174 s here), whose optimizer KernelFitTest.FitRecoversPlanted-
-# Constants runs here on 12 rows.
-skip='^(accuracy_table|KernelFitTest.CommittedConstantsAreTheFitAndPredictUnseenKernels)$'
+# Constants runs here on 12 rows; likewise the two fits of the L40S's 30
+# rows with and without a held constant (KernelFitTest.HeldConstantsStay-
+# AtTheFilesValue, 151 s here on 2026-12-07, the longest test of the run).
+skip='^(accuracy_table|KernelFitTest.CommittedConstantsAreTheFitAndPredictUnseenKernels|KernelFitTest.HeldConstantsStayAtTheFilesValue)$'
 (cd "$SANITIZE_BUILD" &&
   ctest --output-on-failure -j "$JOBS" --timeout 1200 -E "$skip") ||
   status=$?

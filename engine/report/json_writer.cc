@@ -9,7 +9,6 @@
 namespace ridgeline::engine::report {
 namespace {
 
-constexpr size_t kChunk = 64 * 1024;
 constexpr auto kReplace = nlohmann::json::error_handler_t::replace;
 
 // The bytes nlohmann writes unchanged: printable ASCII but '"' and '\\'.
@@ -26,70 +25,79 @@ bool Plain(std::string_view s) {
   });
 }
 
-// Half a million keys and names in a 70B model's JSON: one resize and one
-// copy each.
-void AppendString(std::string_view s, std::string* out) {
-  if (Plain(s)) {
-    const size_t at = out->size();
-    out->resize(at + s.size() + 2);
-    char* p = out->data() + at;
-    p[0] = '"';
-    std::memcpy(p + 1, s.data(), s.size());
-    p[s.size() + 1] = '"';
-    return;
-  }
-  // Escapes and UTF-8 replacement exactly as nlohmann does them.
-  out->append(nlohmann::json(std::string(s)).dump(-1, ' ', false, kReplace));
-}
-
-// A dump at indent 2 re-indented to `indent` (a dump never holds a raw
-// newline inside a string, so every '\n' starts a line).
-template <typename Json>
-void AppendDump(const Json& value, size_t indent, std::string* out) {
-  const std::string text = value.dump(2, ' ', false, kReplace);
-  for (char c : text) {
-    out->push_back(c);
-    if (c == '\n') out->append(indent, ' ');
-  }
-}
-
 }  // namespace
 
-JsonWriter::JsonWriter(std::ostream& out) : out_(out) {
-  buffer_.reserve(kChunk + 4096);
-}
+JsonWriter::JsonWriter(std::ostream& out)
+    : out_(out), buffer_(std::make_unique<char[]>(kBufferBytes)) {}
 
 JsonWriter::~JsonWriter() { Flush(); }
 
 void JsonWriter::Newline() {
-  buffer_.push_back('\n');
-  buffer_.append(2 * stack_.size(), ' ');
+  // Two spaces per level; 64 levels per piece.
+  static constexpr std::string_view kSpaces =
+      "                                                                "
+      "                                                                ";
+  Put('\n');
+  for (size_t n = 2 * stack_.size(); n > 0;) {
+    const size_t piece = std::min(n, kSpaces.size());
+    Append(kSpaces.substr(0, piece));
+    n -= piece;
+  }
+}
+
+// Half a million keys and names in a 70B model's JSON: plain ones are
+// copied as they are.
+void JsonWriter::QuotedString(std::string_view s) {
+  if (Plain(s)) {
+    Put('"');
+    Append(s);
+    Put('"');
+    return;
+  }
+  // Escapes and UTF-8 replacement exactly as nlohmann does them.
+  Append(nlohmann::json(std::string(s)).dump(-1, ' ', false, kReplace));
+}
+
+// A dump never holds a raw newline inside a string, so every '\n' starts a
+// line.
+template <typename Json>
+void JsonWriter::Dump(const Json& value) {
+  const std::string text = value.dump(2, ' ', false, kReplace);
+  const size_t indent = 2 * stack_.size();
+  size_t line = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') continue;
+    Append(std::string_view(text).substr(line, i + 1 - line));
+    for (size_t n = 0; n < indent; ++n) Put(' ');
+    line = i + 1;
+  }
+  Append(std::string_view(text).substr(line));
 }
 
 void JsonWriter::BeforeValue() {
   if (stack_.empty() || stack_.back().object) return;  // after Key()
   Level& level = stack_.back();
-  if (level.count++ > 0) buffer_.push_back(',');
+  if (level.count++ > 0) Put(',');
   Newline();
 }
 
 void JsonWriter::Key(std::string_view key) {
   Level& level = stack_.back();
-  if (level.count++ > 0) buffer_.push_back(',');
+  if (level.count++ > 0) Put(',');
   Newline();
-  AppendString(key, &buffer_);
-  buffer_.append(": ");
+  QuotedString(key);
+  Append(": ");
 }
 
 void JsonWriter::BeginObject() {
   BeforeValue();
-  buffer_.push_back('{');
+  Put('{');
   stack_.push_back({.object = true});
 }
 
 void JsonWriter::BeginArray() {
   BeforeValue();
-  buffer_.push_back('[');
+  Put('[');
   stack_.push_back({.object = false});
 }
 
@@ -97,34 +105,32 @@ void JsonWriter::EndObject() {
   const bool empty = stack_.back().count == 0;
   stack_.pop_back();
   if (!empty) Newline();
-  buffer_.push_back('}');
-  MaybeFlush();
+  Put('}');
 }
 
 void JsonWriter::EndArray() {
   const bool empty = stack_.back().count == 0;
   stack_.pop_back();
   if (!empty) Newline();
-  buffer_.push_back(']');
-  MaybeFlush();
+  Put(']');
 }
 
 void JsonWriter::String(std::string_view value) {
   BeforeValue();
-  AppendString(value, &buffer_);
+  QuotedString(value);
 }
 
 void JsonWriter::Int(int64_t value) {
   BeforeValue();
   char digits[24];
   const auto [end, ec] = std::to_chars(digits, digits + sizeof(digits), value);
-  buffer_.append(digits, end);
+  Append(std::string_view(digits, end - digits));
 }
 
 void JsonWriter::Double(double value) {
   BeforeValue();
   if (!std::isfinite(value)) {
-    buffer_.append("null");
+    Append("null");
     return;
   }
   // nlohmann's own formatter (Grisu2, its notation thresholds), so that the
@@ -132,17 +138,17 @@ void JsonWriter::Double(double value) {
   char digits[64];
   char* end =
       nlohmann::detail::to_chars(digits, digits + sizeof(digits), value);
-  buffer_.append(digits, end);
+  Append(std::string_view(digits, end - digits));
 }
 
 void JsonWriter::Bool(bool value) {
   BeforeValue();
-  buffer_.append(value ? "true" : "false");
+  Append(value ? "true" : "false");
 }
 
 void JsonWriter::Null() {
   BeforeValue();
-  buffer_.append("null");
+  Append("null");
 }
 
 void JsonWriter::Strings(const std::vector<std::string>& values) {
@@ -159,29 +165,23 @@ void JsonWriter::Ints(const std::vector<int64_t>& values) {
 
 void JsonWriter::Value(const nlohmann::ordered_json& value) {
   BeforeValue();
-  AppendDump(value, 2 * stack_.size(), &buffer_);
-  MaybeFlush();
+  Dump(value);
 }
 
 void JsonWriter::Value(const nlohmann::json& value) {
   BeforeValue();
-  AppendDump(value, 2 * stack_.size(), &buffer_);
-  MaybeFlush();
+  Dump(value);
 }
 
 void JsonWriter::Finish() {
-  buffer_.push_back('\n');
+  Put('\n');
   Flush();
 }
 
-void JsonWriter::MaybeFlush() {
-  if (buffer_.size() >= kChunk) Flush();
-}
-
 void JsonWriter::Flush() {
-  if (buffer_.empty()) return;
-  out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
-  buffer_.clear();
+  if (size_ == 0) return;
+  out_.write(buffer_.get(), static_cast<std::streamsize>(size_));
+  size_ = 0;
 }
 
 }  // namespace ridgeline::engine::report

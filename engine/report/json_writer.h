@@ -15,7 +15,10 @@
 #ifndef RIDGELINE_ENGINE_REPORT_JSON_WRITER_H_
 #define RIDGELINE_ENGINE_REPORT_JSON_WRITER_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -58,13 +61,37 @@ class JsonWriter {
     bool object = false;
     int count = 0;
   };
+  // Bytes held before they go to the stream.
+  static constexpr size_t kBufferBytes = 64 * 1024;
+
   void BeforeValue();
   void Newline();
-  void MaybeFlush();
+  // `s` quoted as nlohmann quotes it.
+  void QuotedString(std::string_view s);
+  // A dump of `value` at indent 2, re-indented to the current depth.
+  template <typename Json>
+  void Dump(const Json& value);
   void Flush();
 
+  void Put(char c) {
+    if (size_ == kBufferBytes) Flush();
+    buffer_[size_++] = c;
+  }
+  void Append(std::string_view bytes) {
+    if (bytes.size() > kBufferBytes - size_) {
+      Flush();
+      if (bytes.size() > kBufferBytes) {
+        out_.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        return;
+      }
+    }
+    std::memcpy(buffer_.get() + size_, bytes.data(), bytes.size());
+    size_ += bytes.size();
+  }
+
   std::ostream& out_;
-  std::string buffer_;
+  std::unique_ptr<char[]> buffer_;
+  size_t size_ = 0;
   std::vector<Level> stack_;
 };
 
