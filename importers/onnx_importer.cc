@@ -196,8 +196,8 @@ absl::StatusOr<std::string> ReadCompactFile(const std::string& path) {
   return std::move(compact->bytes);
 }
 
-// The bytes to parse of a serialized model held in memory: `bytes` itself,
-// or its compacted copy (kept in `*storage`).
+// A serialized model held in memory is not empty and within protobuf's
+// 2 GiB message limit.
 absl::Status CheckModelBytesSize(std::string_view bytes,
                                  std::string_view display_name) {
   if (bytes.empty()) {
@@ -210,6 +210,8 @@ absl::Status CheckModelBytesSize(std::string_view bytes,
   return absl::OkStatus();
 }
 
+// The bytes to parse of a serialized model held in memory: `bytes` itself,
+// or its compacted copy (kept in `*storage`).
 absl::StatusOr<std::string_view> CompactBytes(std::string_view bytes,
                                               std::string_view display_name,
                                               std::string* storage) {
