@@ -96,13 +96,13 @@ double PowerCappedSeconds(double flops, const Pricing& p) {
   return flops / (p.peak_flops_per_s * fraction);
 }
 
-// The share of `units` SMs busy over whole waves of `blocks` thread blocks.
 // Each split of a split-K GEMM keeps at least this much of K.
 constexpr double kMinSplitK = 256;
 
 // The exponent of a small tile's penalty (TileWaveEfficiency).
 constexpr double kSmallTileExponent = 0.5;
 
+// The share of `units` SMs busy over whole waves of `blocks` thread blocks.
 double WaveEfficiency(double blocks, double units) {
   return blocks / (std::ceil(blocks / units) * units);
 }

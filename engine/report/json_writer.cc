@@ -32,17 +32,20 @@ JsonWriter::JsonWriter(std::ostream& out)
 
 JsonWriter::~JsonWriter() { Flush(); }
 
-void JsonWriter::Newline() {
-  // Two spaces per level; 64 levels per piece.
+void JsonWriter::Indent(size_t spaces) {
   static constexpr std::string_view kSpaces =
       "                                                                "
       "                                                                ";
-  Put('\n');
-  for (size_t n = 2 * stack_.size(); n > 0;) {
-    const size_t piece = std::min(n, kSpaces.size());
+  while (spaces > 0) {
+    const size_t piece = std::min(spaces, kSpaces.size());
     Append(kSpaces.substr(0, piece));
-    n -= piece;
+    spaces -= piece;
   }
+}
+
+void JsonWriter::Newline() {
+  Put('\n');
+  Indent(2 * stack_.size());  // two spaces per level
 }
 
 // Half a million keys and names in a 70B model's JSON: plain ones are
@@ -68,7 +71,7 @@ void JsonWriter::Dump(const Json& value) {
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] != '\n') continue;
     Append(std::string_view(text).substr(line, i + 1 - line));
-    for (size_t n = 0; n < indent; ++n) Put(' ');
+    Indent(indent);
     line = i + 1;
   }
   Append(std::string_view(text).substr(line));

@@ -65,6 +65,9 @@ class JsonWriter {
   static constexpr size_t kBufferBytes = 64 * 1024;
 
   void BeforeValue();
+  // `spaces` blanks.
+  void Indent(size_t spaces);
+  // A line break and the current depth's indent.
   void Newline();
   // `s` quoted as nlohmann quotes it.
   void QuotedString(std::string_view s);
