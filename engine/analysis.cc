@@ -702,7 +702,8 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
   a.l2_cache_bytes = ModelledL2Bytes(runtime, hardware);
   if (a.l2_cache_bytes > 0) {
     a.l2_weights_resident = WeightsStayInL2(
-        summary.weight_bytes, summary.peak_activation_bytes, a.l2_cache_bytes);
+        TouchedWeightBytes(graph, *pricer, layer_of, analysis.layers),
+        summary.peak_activation_bytes, a.l2_cache_bytes);
     AssignL2Residency(graph, *pricer, a.l2_cache_bytes, a.l2_weights_resident,
                       analysis.layers, &analysis.kernels);
   }

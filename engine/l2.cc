@@ -76,10 +76,40 @@ double ModelledL2Bytes(const Runtime& runtime, const Hardware& hardware) {
   return runtime.size_aware ? hardware.UsableL2Bytes() : 0;
 }
 
-bool WeightsStayInL2(double weight_bytes, double peak_activation_bytes,
+double TouchedWeightBytes(const graph::Graph& graph, const TensorPricer& pricer,
+                          const std::vector<int>& layer_of,
+                          const std::vector<LayerResult>& layers) {
+  double touched = 0;
+  const std::vector<graph::Tensor>& tensors = graph.tensors();
+  for (size_t t = 0; t < tensors.size(); ++t) {
+    const graph::Tensor& tensor = tensors[t];
+    if (!graph.IsWeight(tensor)) continue;
+    const double bytes = pricer.TensorBytes(graph, tensor);
+    double gathered = 0;
+    bool only_gathered = !tensor.consumers.empty();
+    for (int c : tensor.consumers) {
+      const graph::Node& node = graph.node(c);
+      const bool gather =
+          node.domain.empty() &&
+          (node.op_type == "Gather" || node.op_type == "GatherElements" ||
+           node.op_type == "GatherND") &&
+          node.Input(0) == static_cast<int>(t);
+      const int li = c < static_cast<int>(layer_of.size()) ? layer_of[c] : -1;
+      if (!gather || li < 0) {
+        only_gathered = false;
+        break;
+      }
+      gathered += layers[li].cost.weight_bytes;
+    }
+    touched += only_gathered ? std::min(bytes, gathered) : bytes;
+  }
+  return touched;
+}
+
+bool WeightsStayInL2(double touched_weight_bytes, double peak_activation_bytes,
                      double l2_bytes) {
-  return l2_bytes > 0 && weight_bytes > 0 &&
-         weight_bytes + peak_activation_bytes <= l2_bytes;
+  return l2_bytes > 0 && touched_weight_bytes > 0 &&
+         touched_weight_bytes + peak_activation_bytes <= l2_bytes;
 }
 
 void AssignL2Residency(const graph::Graph& graph, const TensorPricer& pricer,

@@ -17,8 +17,9 @@
 //   runtime reuses the buffer, and its lines are overwritten before they are
 //   written back.
 // - Graph inputs (a KV cache, the input image) come from DRAM; so do the
-//   weights, unless `weights_resident`: the weights and the peak activations
-//   together fit in the L2, so a loop of inferences finds them there.
+//   weights, unless `weights_resident`: the weight bytes an inference reads
+//   and the peak activations together fit in the L2, so a loop of inferences
+//   finds them there.
 // Each kernel gets KernelWork::l2_activation_share (the L2-served share of
 // its non-weight tensor bytes) and KernelWork::l2_weights; TimeKernel
 // (engine/timing.h) moves those bytes at kL2BandwidthFactor times the
@@ -41,8 +42,19 @@ namespace ridgeline::engine {
 // flat one.
 double ModelledL2Bytes(const Runtime& runtime, const Hardware& hardware);
 
-// True when a loop of inferences keeps the weights in an L2 of `l2_bytes`.
-bool WeightsStayInL2(double weight_bytes, double peak_activation_bytes,
+// The weight bytes one inference reads, the working set a loop of
+// inferences keeps coming back to: every weight in full, except a table that
+// only Gather-family nodes read as their data (an embedding), of which the
+// gathered rows (the readers' `weight_bytes`), at most the table. `layer_of`
+// maps a node to its entry in `layers` (-1: none).
+double TouchedWeightBytes(const graph::Graph& graph, const TensorPricer& pricer,
+                          const std::vector<int>& layer_of,
+                          const std::vector<LayerResult>& layers);
+
+// True when a loop of inferences keeps the weights in an L2 of `l2_bytes`:
+// the bytes it reads of them (TouchedWeightBytes) and the peak activations
+// fit.
+bool WeightsStayInL2(double touched_weight_bytes, double peak_activation_bytes,
                      double l2_bytes);
 
 void AssignL2Residency(const graph::Graph& graph, const TensorPricer& pricer,

@@ -65,6 +65,66 @@ TEST(L2Residency, WeightsStayWhenTheWholeWorkingSetFits) {
   EXPECT_FALSE(WeightsStayInL2(0, 1e6, 48e6));     // no weights
 }
 
+TEST(L2Residency, AnInferenceTouchesAnEmbeddingsGatheredRowsOnly) {
+  // E [100, 10] fp32 (4000 B) is read only by a Gather of 3 rows: 3 x 10 x 4
+  // = 120 B (the Gather's weight_bytes, as its counter gives them). W
+  // [10, 10] (400 B) feeds a MatMul: all of it. T [10, 10] (400 B) is
+  // gathered and also multiplied (a tied embedding): all of it. 920 B.
+  graph::Graph g;
+  auto tensor = [&](const char* name, graph::TensorKind kind,
+                    std::vector<int64_t> dims, graph::DType dtype) {
+    return *g.AddTensor({.name = name,
+                         .dtype = dtype,
+                         .dims = std::move(dims),
+                         .shape_known = true,
+                         .kind = kind});
+  };
+  using graph::DType;
+  using graph::TensorKind;
+  const int ids = tensor("ids", TensorKind::kGraphInput, {3}, DType::kInt64);
+  const int e =
+      tensor("E", TensorKind::kInitializer, {100, 10}, DType::kFloat32);
+  const int w =
+      tensor("W", TensorKind::kInitializer, {10, 10}, DType::kFloat32);
+  const int t =
+      tensor("T", TensorKind::kInitializer, {10, 10}, DType::kFloat32);
+  const int x = tensor("x", TensorKind::kActivation, {3, 10}, DType::kFloat32);
+  const int y = tensor("y", TensorKind::kActivation, {3, 10}, DType::kFloat32);
+  const int u = tensor("u", TensorKind::kActivation, {3, 10}, DType::kFloat32);
+  const int v = tensor("v", TensorKind::kActivation, {3, 10}, DType::kFloat32);
+  (void)g.AddNode({.name = "gather_e",
+                   .op_type = "Gather",
+                   .inputs = {e, ids},
+                   .outputs = {x}});
+  (void)g.AddNode({.name = "matmul_w",
+                   .op_type = "MatMul",
+                   .inputs = {x, w},
+                   .outputs = {y}});
+  (void)g.AddNode({.name = "gather_t",
+                   .op_type = "Gather",
+                   .inputs = {t, ids},
+                   .outputs = {u}});
+  (void)g.AddNode({.name = "matmul_t",
+                   .op_type = "MatMul",
+                   .inputs = {u, t},
+                   .outputs = {v}});
+  g.MarkOutput(y);
+  g.MarkOutput(v);
+  ASSERT_TRUE(g.Finalize().ok());
+  std::vector<LayerResult> layers(4);
+  std::vector<int> layer_of(g.nodes().size(), -1);
+  for (int n = 0; n < 4; ++n) {
+    layers[n].node = n;
+    layer_of[n] = n;
+  }
+  layers[0].cost.weight_bytes = 120;  // 3 rows of E
+  layers[1].cost.weight_bytes = 400;
+  layers[2].cost.weight_bytes = 120;  // 3 rows of T
+  layers[3].cost.weight_bytes = 400;
+  EXPECT_DOUBLE_EQ(TouchedWeightBytes(g, TensorPricer(), layer_of, layers),
+                   920);
+}
+
 // x -> a -> y -> r (view) -> yv -> b -> z -> c(z, y) -> w (graph output),
 // every tensor 1000 fp32 = 4000 B; kernels a, b, c in that order; c also
 // reads y. Kernel bytes: a 8000, b 8000, c 12000.
