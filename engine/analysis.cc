@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -299,6 +300,117 @@ void FoldKvAppends(const graph::Graph& graph, const std::vector<int>& layer_of,
     producer.fusion =
         producer.fusion.empty() ? "kv-append" : producer.fusion + "+kv-append";
     gone[i] = true;
+  }
+  DropKernels(gone, kernels);
+}
+
+// The attention op's Q/K/V preparation (rotary embedding, head layout, the
+// KV-cache write): the elementwise and movement kernels without
+// contractions whose outputs are read (through views) by an attention
+// kernel and no other kernel. TensorRT-LLM runs them as one kernel
+// (invokeApplyBiasRopeUpdateKVCache, before its context FMHA and its XQA
+// generation kernel); at a decode step (one query per sequence) they fold
+// into the attention kernel, since the measured generation attention op
+// the kernel's constants are fitted to (bench/accuracy/aiconfigurator_rows.py
+// attention) includes them; at a prefill they are one kernel before it, as
+// the context attention fit times them.
+void FoldAttentionPrologues(const graph::Graph& graph,
+                            const std::vector<int>& layer_of,
+                            const std::vector<LayerResult>& layers,
+                            std::vector<KernelResult>* kernels) {
+  std::vector<int> kernel_of_layer(layers.size(), -1);
+  for (size_t k = 0; k < kernels->size(); ++k) {
+    for (int li : (*kernels)[k].layers) {
+      kernel_of_layer[li] = static_cast<int>(k);
+    }
+  }
+  auto kernel_of_node = [&](int node) {
+    const int li = node >= 0 ? layer_of[node] : -1;
+    return li >= 0 ? kernel_of_layer[li] : -1;
+  };
+  auto is_view = [&](int node) {
+    const int li = layer_of[node];
+    return li >= 0 && layers[li].cost.view && kernel_of_layer[li] < 0;
+  };
+  // True when every read of `t` (through views) is by kernel `self` or by
+  // kernel `target`.
+  std::function<bool(int, int, int, int)> read_only_by =
+      [&](int t, int self, int target, int depth) {
+        if (depth > 16) return false;
+        for (int c : graph.tensor(t).consumers) {
+          const int k = kernel_of_node(c);
+          if (k == self || k == target) continue;
+          const std::string& op = graph.node(c).op_type;
+          if (op == "Shape" || op == "Size") continue;  // metadata only
+          if (!is_view(c)) return false;
+          for (int out : graph.node(c).outputs) {
+            if (out >= 0 && !read_only_by(out, self, target, depth + 1)) {
+              return false;
+            }
+          }
+        }
+        return true;
+      };
+  std::vector<bool> gone(kernels->size(), false);
+  for (size_t a = 0; a < kernels->size(); ++a) {
+    if ((*kernels)[a].work.kind != KernelClass::kAttention) continue;
+    const int target = static_cast<int>(a);
+    // The kernels producing the attention kernel's inputs (through views).
+    std::set<int> producers;
+    for (int li : (*kernels)[a].layers) {
+      for (int t : graph.node(layers[li].node).inputs) {
+        for (int depth = 0; t >= 0 && depth < 16; ++depth) {
+          const int producer = graph.tensor(t).producer;
+          if (producer < 0) break;
+          if (is_view(producer)) {
+            t = graph.node(producer).Input(0);
+            continue;
+          }
+          const int k = kernel_of_node(producer);
+          if (k >= 0 && k != target && !gone[k]) producers.insert(k);
+          break;
+        }
+      }
+    }
+    std::vector<int> members;
+    for (int k : producers) {
+      const KernelResult& p = (*kernels)[k];
+      if (p.work.kind != KernelClass::kElementwise &&
+          p.work.kind != KernelClass::kMovement) {
+        continue;
+      }
+      bool only = true;
+      for (int li : p.layers) {
+        // A contraction (a GEMM too narrow for the matrix class) is not
+        // preparation.
+        if (layers[li].cost.macs > 0) only = false;
+        for (int out : graph.node(layers[li].node).outputs) {
+          if (out >= 0 && !read_only_by(out, k, target, 0)) only = false;
+        }
+      }
+      if (only) members.push_back(k);
+    }
+    if (members.empty()) continue;
+    KernelResult& attention = (*kernels)[a];
+    const bool decode = attention.work.gemm.m == 1;
+    KernelResult& into = decode ? attention : (*kernels)[members.front()];
+    for (int k : members) {
+      if (!decode && k == members.front()) continue;
+      KernelResult& p = (*kernels)[k];
+      into.work.other_flops += p.work.Flops();
+      into.work.bytes += p.work.bytes;
+      into.layers.insert(into.layers.end(), p.layers.begin(), p.layers.end());
+      gone[k] = true;
+    }
+    if (decode) {
+      attention.fusion += "+prologue";
+    } else {
+      into.work.kind = KernelClass::kElementwise;
+      into.fusion = "attention-prologue";
+      into.name = "attention-prologue:" +
+                  (attention.anchor >= 0 ? graph.node(attention.anchor).name
+                                         : attention.name);
+    }
   }
   DropKernels(gone, kernels);
 }
@@ -667,6 +779,9 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
 
   if (runtime.kv_append_in_place) {
     FoldKvAppends(graph, layer_of, analysis.layers, &analysis.kernels);
+  }
+  if (runtime.attention_prologue_fused) {
+    FoldAttentionPrologues(graph, layer_of, analysis.layers, &analysis.kernels);
   }
   if (runtime.fuse_sibling_gemms) {
     MergeSiblingGemms(graph, *pricer, &analysis.kernels);

@@ -1,9 +1,11 @@
 #include "engine/l2.h"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "engine/kernel_plan.h"  // IsKvAppend
 
 namespace ridgeline::engine {
 namespace {
@@ -16,15 +18,18 @@ struct Residency {
   const graph::Graph& graph;
   std::vector<int> kernel_of_node;  // -1: no kernel
   std::vector<bool> view_node;      // no kernel, not host: an alias
-  std::vector<double> before;       // bytes of the kernels before kernel i
+  // A KV-cache append written in place: its output is the cache, of which
+  // it wrote the new entries only; the rest was written steps ago.
+  std::vector<bool> in_place_append;
+  std::vector<double> before;  // bytes of the kernels before kernel i
   double l2_bytes = 0;
 
   // The kernel that wrote tensor `t` (through views), -1 for none (a graph
-  // input, a weight, a host value).
+  // input, a weight, a host value, a KV cache appended in place).
   int WriterKernel(int t, int depth = 0) const {
     if (t < 0 || depth > kMaxViewDepth) return -1;
     const int producer = graph.tensor(t).producer;
-    if (producer < 0) return -1;
+    if (producer < 0 || in_place_append[producer]) return -1;
     if (kernel_of_node[producer] >= 0) return kernel_of_node[producer];
     if (!view_node[producer]) return -1;
     const graph::Node& node = graph.node(producer);
@@ -121,8 +126,19 @@ void AssignL2Residency(const graph::Graph& graph, const TensorPricer& pricer,
   Residency r{graph,
               std::vector<int>(nodes, -1),
               std::vector<bool>(nodes, false),
+              std::vector<bool>(nodes, false),
               {},
               l2_bytes};
+  for (const KernelResult& kernel : *kernels) {
+    if (kernel.fusion.find("kv-append") == std::string::npos) continue;
+    for (int li : kernel.layers) {
+      const int node = layers[li].node;
+      if (node >= 0 && node < static_cast<int>(nodes) &&
+          IsKvAppend(graph, node)) {
+        r.in_place_append[node] = true;
+      }
+    }
+  }
   for (const LayerResult& layer : layers) {
     if (layer.node < 0 || layer.node >= static_cast<int>(nodes)) continue;
     if (layer.kernel >= 0) {

@@ -16,6 +16,9 @@
 //   (through views) is served by the L2 and it is not a graph output: the
 //   runtime reuses the buffer, and its lines are overwritten before they are
 //   written back.
+// - A KV cache appended in place (a kernel whose fusion is or ends in
+//   kv-append) comes from DRAM too: the append wrote only the new entries,
+//   the past ones were written steps (and weight streams) ago.
 // - Graph inputs (a KV cache, the input image) come from DRAM; so do the
 //   weights, unless `weights_resident`: the weight bytes an inference reads
 //   and the peak activations together fit in the L2, so a loop of inferences

@@ -256,6 +256,8 @@ absl::StatusOr<Runtime> ParseRuntimeJson(std::string_view json,
       s = set_bool(&r.fuse_sibling_gemms);
     } else if (field == "kv_append_in_place") {
       s = set_bool(&r.kv_append_in_place);
+    } else if (field == "attention_prologue_fused") {
+      s = set_bool(&r.attention_prologue_fused);
     } else if (field == "host_shape_ops") {
       s = set_bool(&r.host_shape_ops);
     } else if (field == "strided_views") {

@@ -52,6 +52,11 @@ struct Runtime {
   bool fuse_sibling_gemms = false;
   // KV-cache Concat(past, new) written in place: only the new entries move.
   bool kv_append_in_place = false;
+  // The attention op prepares its own Q, K and V (rotary embedding, head
+  // layout, KV-cache write): the non-matrix kernels feeding only an
+  // attention kernel run inside it at a decode step and as one kernel
+  // before it at a prefill (TensorRT-LLM's QKV preprocessing kernel).
+  bool attention_prologue_fused = false;
   // Shape arithmetic (folded int64 shape tensors, Shape/Gather/Concat on
   // shapes) runs on the host: no kernel, no device time.
   bool host_shape_ops = true;

@@ -215,7 +215,7 @@ TEST(ExecutionModel, CausalAttentionSkipsTheMaskedScoreTiles) {
     const nlohmann::json j = RunJson(args);
     int attention = 0;
     for (const auto& k : j["kernels"]) {
-      if (k["fusion"] != "attention") continue;
+      if (k["class"] != "attention") continue;
       ++attention;
       EXPECT_NEAR(k["t_compute_s"].get<double>() /
                       (k["flops"].get<double>() / (peak * e)),
@@ -338,7 +338,7 @@ TEST(ExecutionModel, AttentionKernelsTileTheirScoreProduct) {
                  std::string("sequence=") + c.sequence, "--tp", c.tp});
     int attention = 0;
     for (const auto& k : j["kernels"]) {
-      if (k["fusion"] != "attention") continue;
+      if (k["class"] != "attention") continue;
       ++attention;
       EXPECT_NEAR(k["tile_wave_efficiency"].get<double>(), c.q, 1e-9)
           << c.model << " tp " << c.tp;
@@ -389,7 +389,7 @@ TEST(ExecutionModel, DecodeAttentionPaysOneBlockPerSequenceAndKvHead) {
                  "past_sequence=1024", "--tp", c.tp});
     int attention = 0;
     for (const auto& k : j["kernels"]) {
-      if (k["fusion"] != "attention") continue;
+      if (k["class"] != "attention") continue;
       ++attention;
       const double blocks =
           (k["latency_s"].get<double>() - k["t_memory_s"].get<double>() -
@@ -937,6 +937,99 @@ TEST(ExecutionModel, KvAppendIsWrittenInPlaceByCompiledButCopiedByEager) {
   }
   EXPECT_GT(e["summary"]["kernels"].get<int>(),
             2 * c["summary"]["kernels"].get<int>());
+}
+
+TEST(ExecutionModel, TensorRtPreparesQkvInsideItsAttentionOp) {
+  // The tensorrt profile's attention op prepares its own Q, K and V
+  // (attention_prologue_fused; TensorRT-LLM's QKV preprocessing kernel).
+  // Llama-3.1-8B has 32 layers. Without the flag a layer launches, between
+  // its QKV GEMM and its attention kernel, the query's rotary kernel, the
+  // key's rotary kernel (writing the cache in place at a decode step) and
+  // the value's layout kernel (its kv-append at a decode step); layer 0's
+  // two rotary kernels are part of the kernel that also computes the
+  // cos/sin tables every layer reads, so only its value's kernel is a
+  // prologue. Decode: 31 x 3 + 1 = 94 kernels fewer, all 32 attention
+  // kernels "attention+prologue", no kv-append kernel left. Prefill: three
+  // kernels become one in layers 1-31 and layer 0's one is relabeled: 62
+  // fewer, 32 "attention-prologue" kernels. Either way the kernels that
+  // absorb others hold the bytes of all of them.
+  std::string off = ReadFile(std::string(RIDGELINE_SOURCE_DIR) +
+                             "/zoo/runtimes/tensorrt.json");
+  const std::string flag = "\"attention_prologue_fused\": true";
+  ASSERT_NE(off.find(flag), std::string::npos);
+  off.replace(off.find(flag), flag.size(),
+              "\"attention_prologue_fused\": false");
+  const std::string path = ::testing::TempDir() + "no_prologue_runtime_" +
+                           std::to_string(::getpid()) + ".json";
+  std::ofstream(path) << off;
+  // The kernels of layer 1 from its QKV GEMM to its attention kernel, both
+  // excluded.
+  auto between = [](const nlohmann::json& j) {
+    std::vector<nlohmann::json> out;
+    bool in = false;
+    for (const auto& k : j["kernels"]) {
+      const std::string name = k["name"].get<std::string>();
+      if (name.find("/layers.1/self_attn/q_proj/MatMul") != std::string::npos) {
+        in = true;
+        continue;
+      }
+      if (k["class"] == "attention" && in) break;
+      if (in) out.push_back(k);
+    }
+    return out;
+  };
+  auto layer1_attention = [](const nlohmann::json& j) {
+    for (const auto& k : j["kernels"]) {
+      if (k["class"] == "attention" && k["name"].get<std::string>().find(
+                                           "/layers.1/") != std::string::npos) {
+        return k;
+      }
+    }
+    return nlohmann::json();
+  };
+  for (const bool decode : {true, false}) {
+    SCOPED_TRACE(decode ? "decode" : "prefill");
+    const std::string zoo =
+        decode ? "llama-3.1-8b-decode" : "llama-3.1-8b-prefill";
+    const nlohmann::json on =
+        RunJson({"--zoo", zoo, "--hw", "a100", "--precision", "bf16",
+                 "--runtime", "tensorrt"});
+    const nlohmann::json x =
+        RunJson({"--zoo", zoo, "--hw", "a100", "--precision", "bf16",
+                 "--runtime", path});
+    EXPECT_EQ(x["summary"]["kernels"].get<int>() -
+                  on["summary"]["kernels"].get<int>(),
+              decode ? 94 : 62);
+    int labeled = 0;
+    int appends = 0;
+    for (const auto& k : on["kernels"]) {
+      const std::string fusion = k["fusion"].get<std::string>();
+      if (fusion == (decode ? "attention+prologue" : "attention-prologue")) {
+        ++labeled;
+      }
+      if (fusion.find("kv-append") != std::string::npos) ++appends;
+    }
+    EXPECT_EQ(labeled, 32);
+    // Layer 0's key append stays in the kernel shared with the cos/sin
+    // tables (a decode step); a prefill has no cache input, no append.
+    EXPECT_EQ(appends, decode ? 1 : 0);
+    const std::vector<nlohmann::json> parts = between(x);
+    ASSERT_EQ(parts.size(), 3u);  // q rotary, k rotary, v layout
+    double bytes = 0;
+    for (const auto& k : parts) bytes += k["bytes"].get<double>();
+    if (decode) {
+      EXPECT_TRUE(between(on).empty());
+      EXPECT_DOUBLE_EQ(layer1_attention(on)["bytes"].get<double>(),
+                       layer1_attention(x)["bytes"].get<double>() + bytes);
+    } else {
+      const std::vector<nlohmann::json> merged = between(on);
+      ASSERT_EQ(merged.size(), 1u);
+      EXPECT_EQ(merged[0]["fusion"], "attention-prologue");
+      EXPECT_DOUBLE_EQ(merged[0]["bytes"].get<double>(), bytes);
+      EXPECT_DOUBLE_EQ(layer1_attention(on)["bytes"].get<double>(),
+                       layer1_attention(x)["bytes"].get<double>());
+    }
+  }
 }
 
 TEST(ExecutionModel, EagerRunsLayoutOpsAsStridedViews) {

@@ -210,6 +210,56 @@ TEST_F(ChainTest, ResidentWeightsMarkOnlyKernelsWithWeights) {
   EXPECT_TRUE(kernels_[1].work.l2_weights);
 }
 
+TEST(L2Residency, ACacheAppendedInPlaceIsReadFromDram) {
+  // x -> a (Relu) -> n; present = Concat(past, n) (past a graph input,
+  // present a graph output: a KV append); b (Relu) reads present. fp32:
+  // n 100 x 4 = 400 B, past 1000 x 4 = 4000 B, present 4400 B, out 4400 B.
+  // Copied (fusion ""): b reads present right after the Concat kernel wrote
+  // it, so in an L2 of 1e6 B it hits: 4400 / (4400 + 4400) = 0.5 (out is a
+  // graph output). Appended in place (fusion "kv-append"), the kernel wrote
+  // the 400 new bytes only and the 4000 past ones were written steps ago:
+  // b reads present from DRAM, share 0.
+  graph::Graph g;
+  auto tensor = [&](const char* name, graph::TensorKind kind, int64_t n) {
+    return *g.AddTensor({.name = name,
+                         .dtype = graph::DType::kFloat32,
+                         .dims = {n},
+                         .shape_known = true,
+                         .kind = kind});
+  };
+  const int x = tensor("x", graph::TensorKind::kGraphInput, 100);
+  const int past = tensor("past", graph::TensorKind::kGraphInput, 1000);
+  const int n = tensor("n", graph::TensorKind::kActivation, 100);
+  const int present = tensor("present", graph::TensorKind::kActivation, 1100);
+  const int out = tensor("out", graph::TensorKind::kActivation, 1100);
+  (void)g.AddNode(
+      {.name = "a", .op_type = "Relu", .inputs = {x}, .outputs = {n}});
+  (void)g.AddNode({.name = "append",
+                   .op_type = "Concat",
+                   .inputs = {past, n},
+                   .outputs = {present}});
+  (void)g.AddNode(
+      {.name = "b", .op_type = "Relu", .inputs = {present}, .outputs = {out}});
+  g.MarkOutput(present);
+  g.MarkOutput(out);
+  ASSERT_TRUE(g.Finalize().ok());
+  for (const char* fusion : {"", "kv-append"}) {
+    SCOPED_TRACE(fusion);
+    std::vector<LayerResult> layers(3);
+    std::vector<KernelResult> kernels(3);
+    for (int i = 0; i < 3; ++i) {
+      layers[i].node = i;
+      layers[i].kernel = i;
+      kernels[i].layers = {i};
+      kernels[i].work.bytes = 4400;
+    }
+    kernels[1].fusion = fusion;
+    AssignL2Residency(g, TensorPricer(), 1e6, false, layers, &kernels);
+    EXPECT_DOUBLE_EQ(kernels[2].work.l2_activation_share,
+                     std::string(fusion).empty() ? 0.5 : 0.0);
+  }
+}
+
 TEST(L2Hardware, PartitionsDivideTheUsableL2AndParse) {
   // A100: 40 MB (41,943,040 B) in 2 partitions: 20 MB for data every SM
   // reads. L4: 48 MB in one.

@@ -82,7 +82,8 @@ TextTable BuildRuntimeTable(const std::vector<Runtime>& runtimes) {
     t.rows.push_back(
         {r.key, r.device,
          FusionKindsName(r.fusion) +
-             (r.fuse_sibling_gemms ? " + sibling GEMMs" : ""),
+             (r.fuse_sibling_gemms ? " + sibling GEMMs" : "") +
+             (r.attention_prologue_fused ? " + QKV prologue" : ""),
          r.kv_append_in_place ? "in place" : "copy", LaunchModel(r),
          r.size_aware ? "size-aware"
                       : fmt::format("flat {:g}/{:g}", r.flat_compute_efficiency,
@@ -227,6 +228,7 @@ nlohmann::ordered_json RuntimeJson(const Runtime& r) {
   j["fusion"] = FusionKindsName(r.fusion);
   j["fuse_sibling_gemms"] = r.fuse_sibling_gemms;
   j["kv_append_in_place"] = r.kv_append_in_place;
+  j["attention_prologue_fused"] = r.attention_prologue_fused;
   j["host_shape_ops"] = r.host_shape_ops;
   j["efficiency_model"] = r.size_aware ? "size-aware" : "flat";
   j["launch_model"] = LaunchModel(r);

@@ -144,7 +144,7 @@ def hardware():
 
 def runtimes():
     """The built-in runtime profiles: dicts with key, name, aliases, device,
-    summary, fusion, fuse_sibling_gemms, kv_append_in_place, host_shape_ops,
-    efficiency_model, launch_model, custom_all_reduce (when set), sources:
+    summary, fusion, fuse_sibling_gemms, kv_append_in_place,
+    attention_prologue_fused, host_shape_ops, efficiency_model, launch_model, custom_all_reduce (when set), sources:
     the entries of the CLI's --list-runtimes --format json."""
     return _core.runtimes()
