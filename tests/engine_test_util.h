@@ -4,6 +4,9 @@
 #ifndef RIDGELINE_TESTS_ENGINE_TEST_UTIL_H_
 #define RIDGELINE_TESTS_ENGINE_TEST_UTIL_H_
 
+#include <string>
+#include <utility>
+
 #include "engine/analysis.h"
 #include "engine/counter_registry.h"
 #include "engine/hardware.h"
@@ -64,6 +67,25 @@ inline CounterRegistry ToyRegistry() {
   return r;
 }
 
+// Adds a tensor of known shape to a hand-built graph; its index.
+inline int AddKnownTensor(graph::Graph& g, std::string name, graph::DType dtype,
+                          graph::Dims dims, graph::TensorKind kind) {
+  return *g.AddTensor({.name = std::move(name),
+                       .dtype = dtype,
+                       .dims = std::move(dims),
+                       .shape_known = true,
+                       .kind = kind});
+}
+
+// Adds a node of the default domain reading `inputs`, writing `outputs`.
+inline void AddPlainNode(graph::Graph& g, std::string name, std::string op,
+                         graph::IndexList inputs, graph::IndexList outputs) {
+  (void)g.AddNode({.name = std::move(name),
+                   .op_type = std::move(op),
+                   .inputs = std::move(inputs),
+                   .outputs = std::move(outputs)});
+}
+
 // x[10] (input) and w[100] (weight) -> A -> a[20] -> V -> v[4,5] -> B ->
 // b[5] -> C -> y[50] (output); all float32.
 inline graph::Graph ToyGraph() {
@@ -72,11 +94,7 @@ inline graph::Graph ToyGraph() {
   graph::Graph g;
   g.name = "toy";
   auto tensor = [&](const char* name, graph::Dims dims, TensorKind kind) {
-    return *g.AddTensor({.name = name,
-                         .dtype = DType::kFloat32,
-                         .dims = std::move(dims),
-                         .shape_known = true,
-                         .kind = kind});
+    return AddKnownTensor(g, name, DType::kFloat32, std::move(dims), kind);
   };
   const int x = tensor("x", {10}, TensorKind::kGraphInput);
   const int w = tensor("w", {100}, TensorKind::kInitializer);
@@ -84,11 +102,10 @@ inline graph::Graph ToyGraph() {
   const int v = tensor("v", {4, 5}, TensorKind::kActivation);
   const int b = tensor("b", {5}, TensorKind::kActivation);
   const int y = tensor("y", {50}, TensorKind::kActivation);
-  (void)g.AddNode(
-      {.name = "a", .op_type = "A", .inputs = {x, w}, .outputs = {a}});
-  (void)g.AddNode({.name = "v", .op_type = "V", .inputs = {a}, .outputs = {v}});
-  (void)g.AddNode({.name = "b", .op_type = "B", .inputs = {v}, .outputs = {b}});
-  (void)g.AddNode({.name = "c", .op_type = "C", .inputs = {b}, .outputs = {y}});
+  AddPlainNode(g, "a", "A", {x, w}, {a});
+  AddPlainNode(g, "v", "V", {a}, {v});
+  AddPlainNode(g, "b", "B", {v}, {b});
+  AddPlainNode(g, "c", "C", {b}, {y});
   g.MarkOutput(y);
   (void)g.Finalize();
   return g;

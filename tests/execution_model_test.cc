@@ -41,6 +41,22 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
+// A copy of the built-in runtime profile `key` with the boolean `field`
+// turned off, written to a temporary file; its path ("" when the profile
+// does not set the field true).
+std::string ProfileWithout(const std::string& key, const std::string& field) {
+  std::string text = ReadFile(std::string(RIDGELINE_SOURCE_DIR) +
+                              "/zoo/runtimes/" + key + ".json");
+  const std::string on = "\"" + field + "\": true";
+  const size_t at = text.find(on);
+  if (at == std::string::npos) return "";
+  text.replace(at, on.size(), "\"" + field + "\": false");
+  const std::string path = ::testing::TempDir() + key + "_without_" + field +
+                           "_" + std::to_string(::getpid()) + ".json";
+  std::ofstream(path) << text;
+  return path;
+}
+
 // Runs the CLI in-process and parses its JSON report.
 nlohmann::json RunJson(std::vector<std::string> args) {
   args.push_back("--format");
@@ -892,15 +908,8 @@ TEST(ExecutionModel, KvAppendIsWrittenInPlaceByCompiledButCopiedByEager) {
   // past + new into a fresh tensor, (2048 + 2049) x 8 x 128 x 2 B read and
   // written plus the 2048 B new token = 8,392,704 B; the rotary kernel of
   // the key stands alone with the same bytes as its folded form.
-  std::string copying = ReadFile(std::string(RIDGELINE_SOURCE_DIR) +
-                                 "/zoo/runtimes/compiled.json");
-  const std::string flag = "\"kv_append_in_place\": true";
-  ASSERT_NE(copying.find(flag), std::string::npos);
-  copying.replace(copying.find(flag), flag.size(),
-                  "\"kv_append_in_place\": false");
-  const std::string path = ::testing::TempDir() + "copying_runtime_" +
-                           std::to_string(::getpid()) + ".json";
-  std::ofstream(path) << copying;
+  const std::string path = ProfileWithout("compiled", "kv_append_in_place");
+  ASSERT_FALSE(path.empty());
   const nlohmann::json x =
       RunJson({"--zoo", "llama-3.1-8b-decode", "--hw", "a100", "--precision",
                "bf16", "--runtime", path});
@@ -949,19 +958,14 @@ TEST(ExecutionModel, TensorRtPreparesQkvInsideItsAttentionOp) {
   // two rotary kernels are part of the kernel that also computes the
   // cos/sin tables every layer reads, so only its value's kernel is a
   // prologue. Decode: 31 x 3 + 1 = 94 kernels fewer, all 32 attention
-  // kernels "attention+prologue", no kv-append kernel left. Prefill: three
+  // kernels "attention+prologue", one kv-append left (layer 0's key, in
+  // the shared kernel). Prefill: three
   // kernels become one in layers 1-31 and layer 0's one is relabeled: 62
   // fewer, 32 "attention-prologue" kernels. Either way the kernels that
   // absorb others hold the bytes of all of them.
-  std::string off = ReadFile(std::string(RIDGELINE_SOURCE_DIR) +
-                             "/zoo/runtimes/tensorrt.json");
-  const std::string flag = "\"attention_prologue_fused\": true";
-  ASSERT_NE(off.find(flag), std::string::npos);
-  off.replace(off.find(flag), flag.size(),
-              "\"attention_prologue_fused\": false");
-  const std::string path = ::testing::TempDir() + "no_prologue_runtime_" +
-                           std::to_string(::getpid()) + ".json";
-  std::ofstream(path) << off;
+  const std::string path =
+      ProfileWithout("tensorrt", "attention_prologue_fused");
+  ASSERT_FALSE(path.empty());
   // The kernels of layer 1 from its QKV GEMM to its attention kernel, both
   // excluded.
   auto between = [](const nlohmann::json& j) {

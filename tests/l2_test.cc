@@ -19,6 +19,8 @@
 namespace ridgeline::engine {
 namespace {
 
+using testing::AddKnownTensor;
+using testing::AddPlainNode;
 using ::testing::HasSubstr;
 using testing::RoundPricing;
 
@@ -70,17 +72,13 @@ TEST(L2Residency, AnInferenceTouchesAnEmbeddingsGatheredRowsOnly) {
   // = 120 B (the Gather's weight_bytes, as its counter gives them). W
   // [10, 10] (400 B) feeds a MatMul: all of it. T [10, 10] (400 B) is
   // gathered and also multiplied (a tied embedding): all of it. 920 B.
-  graph::Graph g;
-  auto tensor = [&](const char* name, graph::TensorKind kind,
-                    std::vector<int64_t> dims, graph::DType dtype) {
-    return *g.AddTensor({.name = name,
-                         .dtype = dtype,
-                         .dims = std::move(dims),
-                         .shape_known = true,
-                         .kind = kind});
-  };
   using graph::DType;
   using graph::TensorKind;
+  graph::Graph g;
+  auto tensor = [&](const char* name, TensorKind kind, graph::Dims dims,
+                    DType dtype) {
+    return AddKnownTensor(g, name, dtype, std::move(dims), kind);
+  };
   const int ids = tensor("ids", TensorKind::kGraphInput, {3}, DType::kInt64);
   const int e =
       tensor("E", TensorKind::kInitializer, {100, 10}, DType::kFloat32);
@@ -92,22 +90,10 @@ TEST(L2Residency, AnInferenceTouchesAnEmbeddingsGatheredRowsOnly) {
   const int y = tensor("y", TensorKind::kActivation, {3, 10}, DType::kFloat32);
   const int u = tensor("u", TensorKind::kActivation, {3, 10}, DType::kFloat32);
   const int v = tensor("v", TensorKind::kActivation, {3, 10}, DType::kFloat32);
-  (void)g.AddNode({.name = "gather_e",
-                   .op_type = "Gather",
-                   .inputs = {e, ids},
-                   .outputs = {x}});
-  (void)g.AddNode({.name = "matmul_w",
-                   .op_type = "MatMul",
-                   .inputs = {x, w},
-                   .outputs = {y}});
-  (void)g.AddNode({.name = "gather_t",
-                   .op_type = "Gather",
-                   .inputs = {t, ids},
-                   .outputs = {u}});
-  (void)g.AddNode({.name = "matmul_t",
-                   .op_type = "MatMul",
-                   .inputs = {u, t},
-                   .outputs = {v}});
+  AddPlainNode(g, "gather_e", "Gather", {e, ids}, {x});
+  AddPlainNode(g, "matmul_w", "MatMul", {x, w}, {y});
+  AddPlainNode(g, "gather_t", "Gather", {t, ids}, {u});
+  AddPlainNode(g, "matmul_t", "MatMul", {u, t}, {v});
   g.MarkOutput(y);
   g.MarkOutput(v);
   ASSERT_TRUE(g.Finalize().ok());
@@ -221,25 +207,16 @@ TEST(L2Residency, ACacheAppendedInPlaceIsReadFromDram) {
   // b reads present from DRAM, share 0.
   graph::Graph g;
   auto tensor = [&](const char* name, graph::TensorKind kind, int64_t n) {
-    return *g.AddTensor({.name = name,
-                         .dtype = graph::DType::kFloat32,
-                         .dims = {n},
-                         .shape_known = true,
-                         .kind = kind});
+    return AddKnownTensor(g, name, graph::DType::kFloat32, {n}, kind);
   };
   const int x = tensor("x", graph::TensorKind::kGraphInput, 100);
   const int past = tensor("past", graph::TensorKind::kGraphInput, 1000);
   const int n = tensor("n", graph::TensorKind::kActivation, 100);
   const int present = tensor("present", graph::TensorKind::kActivation, 1100);
   const int out = tensor("out", graph::TensorKind::kActivation, 1100);
-  (void)g.AddNode(
-      {.name = "a", .op_type = "Relu", .inputs = {x}, .outputs = {n}});
-  (void)g.AddNode({.name = "append",
-                   .op_type = "Concat",
-                   .inputs = {past, n},
-                   .outputs = {present}});
-  (void)g.AddNode(
-      {.name = "b", .op_type = "Relu", .inputs = {present}, .outputs = {out}});
+  AddPlainNode(g, "a", "Relu", {x}, {n});
+  AddPlainNode(g, "append", "Concat", {past, n}, {present});
+  AddPlainNode(g, "b", "Relu", {present}, {out});
   g.MarkOutput(present);
   g.MarkOutput(out);
   ASSERT_TRUE(g.Finalize().ok());
