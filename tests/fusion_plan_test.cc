@@ -224,6 +224,55 @@ TEST(PlanFusionTest, AttentionWhoseScoresAreNeededElsewhereIsNotFlash) {
   EXPECT_TRUE(plan.groups.empty());
 }
 
+// Grouped-query attention as Llama-3 exports it: the product comes out
+// per KV head and query group, [1, 1, 2, 8, 4] (1 KV head, 2 query heads),
+// is reshaped to [1, 2, 8, 4] (a view) and transposed to [1, 8, 2, 4]
+// (heads beside the hidden dim) before the output projection. Without the
+// view the Transpose is taken into the attention kernel; it is also taken
+// through it: 6 + 2 members, and the kernel writes the transposed output
+// (256 B), never the product or its view. Reads Q (64 x 4 = 256 B), K and
+// V (one KV head: 32 x 4 = 128 B each), the mask (256 B) and the scale
+// (4 B); the Reshape's shape is a host constant, not read by the kernel:
+// 256 + 2 x 128 + 256 + 4 + 256 = 1028 B.
+TEST(PlanFusionTest, AttentionTakesTheOutputTransposeThroughAView) {
+  GraphBuilder b;
+  int q = b.Input("q", {1, 1, 2, 8, 4});
+  int k = b.Input("k", {1, 1, 1, 8, 4});
+  int v = b.Input("v", {1, 1, 1, 8, 4});
+  int mask = b.Input("mask", {1, 1, 1, 8, 8});
+  int scale = b.Weight("scale", {});
+  int shape = b.Weight("shape", {4}, graph::DType::kInt64);
+  int kt = b.Value("kt", {1, 1, 1, 4, 8});
+  int s = b.Value("s", {1, 1, 2, 8, 8});
+  int s2 = b.Value("s2", {1, 1, 2, 8, 8});
+  int s3 = b.Value("s3", {1, 1, 2, 8, 8});
+  int p = b.Value("p", {1, 1, 2, 8, 8});
+  int o = b.Value("o", {1, 1, 2, 8, 4});
+  int r = b.Value("r", {1, 2, 8, 4});
+  int t = b.Value("t", {1, 8, 2, 4});
+  b.Node("k_t", "Transpose", {k}, {kt},
+         Attrs({{"perm", std::vector<int64_t>{0, 1, 2, 4, 3}}}));
+  b.Node("qk", "MatMul", {q, kt}, {s});
+  b.Node("scale", "Div", {s, scale}, {s2});
+  b.Node("mask", "Add", {s2, mask}, {s3});
+  b.Node("softmax", "Softmax", {s3}, {p}, Attrs({{"axis", int64_t{-1}}}));
+  b.Node("av", "MatMul", {p, v}, {o});
+  b.Node("o_reshape", "Reshape", {o, shape}, {r});
+  b.Node("o_transpose", "Transpose", {r}, {t},
+         Attrs({{"perm", std::vector<int64_t>{0, 2, 1, 3}}}));
+  b.Output(t);
+  graph::Graph g = b.Finish();
+  FusionPlan plan = *PlanFusion(g, *ParseFusionKinds("attention"));
+  ASSERT_EQ(plan.groups.size(), 1u);
+  const FusionGroup& group = plan.groups[0];
+  EXPECT_EQ(group.members.size(), 8u);
+  EXPECT_DOUBLE_EQ(BoundaryBytes(g, group.members),
+                   256 + 2 * 128 + 256 + 4 + 256);
+  const GroupBoundary boundary = ComputeGroupBoundary(g, group.members);
+  ASSERT_EQ(boundary.outputs.size(), 1u);
+  EXPECT_EQ(g.tensor(boundary.outputs[0]).name, "t");
+}
+
 // x -> Relu -> a; a -> MatMul(W) -> m; Add(a, m) -> y. Relu and Add are
 // both elementwise and adjacent, but one group {Relu, Add} would sit on the
 // cycle group -> MatMul -> group.

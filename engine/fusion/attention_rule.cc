@@ -1,7 +1,7 @@
 // The attention rule: MatMul(Q, K^T) -> [scale, mask, Where, Cast]* ->
 // Softmax -> [Cast]* -> MatMul(P, V), plus the layout ops that only feed Q,
 // K^T and V (Transpose, the Expand/Reshape of grouped-query attention, views,
-// and a Transpose of the output,
+// and a Transpose of the output, through the views before it,
 // a scalar scale), as one flash-attention kernel. Every score tensor must be
 // used only by the next op of the pattern: a score tensor needed elsewhere
 // would have to be written, which flash attention does not do, so no group is
@@ -118,14 +118,24 @@ void TryPattern(const RuleContext& context, GroupBuilder& builder,
   CollectLayout(context, builder, graph.node(qk).Input(1), &members);
   CollectLayout(context, builder, graph.node(av).Input(1), &members);
   // A Transpose of the output (heads back beside the hidden dim) is how
-  // flash attention writes its output anyway: taken into the kernel.
-  const int out = graph.node(av).Output(0);
-  if (out >= 0 && context.SingleUse(out)) {
+  // flash attention writes its output anyway: taken into the kernel, with
+  // the pure views before it (grouped-query exports reshape the
+  // [batch, kv heads, group, ...] product back to [batch, heads, ...]).
+  std::vector<int> views;
+  int out = graph.node(av).Output(0);
+  for (int i = 0; i <= kMaxLayoutOps && out >= 0 && context.SingleUse(out);
+       ++i) {
     const int t = graph.tensor(out).consumers[0];
-    if (context.Free(builder, t, FusionKind::kAttention) &&
-        graph.node(t).domain.empty() && graph.node(t).op_type == "Transpose") {
+    if (!context.Free(builder, t, FusionKind::kAttention)) break;
+    const graph::Node& node = graph.node(t);
+    if (node.domain.empty() && node.op_type == "Transpose") {
+      members.insert(members.end(), views.begin(), views.end());
       members.push_back(t);
+      break;
     }
+    if (!IsPureView(node)) break;
+    views.push_back(t);
+    out = node.Output(0);
   }
   if (!builder.CanUnite(members)) return;
   builder.Unite(members, FusionKind::kAttention);
