@@ -12,6 +12,7 @@
 #include "engine/activation_memory.h"
 #include "engine/counters/common.h"
 #include "engine/fusion.h"
+#include "engine/fusion/op_sets.h"  // ReadsShapeOnly
 #include "engine/kernel_plan.h"
 #include "engine/l2.h"
 #include "engine/moe.h"  // ActiveParameterCount
@@ -314,6 +315,9 @@ void FoldKvAppends(const graph::Graph& graph, const std::vector<int>& layer_of,
 // the kernel's constants are fitted to (bench/accuracy/aiconfigurator_rows.py
 // attention) includes them; at a prefill they are one kernel before it, as
 // the context attention fit times them.
+// How many views a prologue kernel's output is followed through.
+constexpr int kMaxPrologueViews = 16;
+
 void FoldAttentionPrologues(const graph::Graph& graph,
                             const std::vector<int>& layer_of,
                             const std::vector<LayerResult>& layers,
@@ -336,12 +340,11 @@ void FoldAttentionPrologues(const graph::Graph& graph,
   // kernel `target`.
   std::function<bool(int, int, int, int)> read_only_by =
       [&](int t, int self, int target, int depth) {
-        if (depth > 16) return false;
+        if (depth > kMaxPrologueViews) return false;
         for (int c : graph.tensor(t).consumers) {
           const int k = kernel_of_node(c);
           if (k == self || k == target) continue;
-          const std::string& op = graph.node(c).op_type;
-          if (op == "Shape" || op == "Size") continue;  // metadata only
+          if (fusion::ReadsShapeOnly(graph.node(c))) continue;
           if (!is_view(c)) return false;
           for (int out : graph.node(c).outputs) {
             if (out >= 0 && !read_only_by(out, self, target, depth + 1)) {
@@ -359,7 +362,7 @@ void FoldAttentionPrologues(const graph::Graph& graph,
     std::set<int> producers;
     for (int li : (*kernels)[a].layers) {
       for (int t : graph.node(layers[li].node).inputs) {
-        for (int depth = 0; t >= 0 && depth < 16; ++depth) {
+        for (int depth = 0; t >= 0 && depth < kMaxPrologueViews; ++depth) {
           const int producer = graph.tensor(t).producer;
           if (producer < 0) break;
           if (is_view(producer)) {
@@ -820,7 +823,8 @@ absl::StatusOr<Analysis> Analyze(const graph::Graph& graph,
         TouchedWeightBytes(graph, *pricer, layer_of, analysis.layers),
         summary.peak_activation_bytes, a.l2_cache_bytes);
     AssignL2Residency(graph, *pricer, a.l2_cache_bytes, a.l2_weights_resident,
-                      analysis.layers, &analysis.kernels);
+                      runtime.kv_append_in_place, analysis.layers,
+                      &analysis.kernels);
   }
   TimeKernels(&analysis);
   summary.fits_in_memory =

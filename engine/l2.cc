@@ -1,7 +1,6 @@
 #include "engine/l2.h"
 
 #include <algorithm>
-#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -119,6 +118,7 @@ bool WeightsStayInL2(double touched_weight_bytes, double peak_activation_bytes,
 
 void AssignL2Residency(const graph::Graph& graph, const TensorPricer& pricer,
                        double l2_bytes, bool weights_resident,
+                       bool kv_append_in_place,
                        const std::vector<LayerResult>& layers,
                        std::vector<KernelResult>* kernels) {
   if (!(l2_bytes > 0)) return;
@@ -129,14 +129,9 @@ void AssignL2Residency(const graph::Graph& graph, const TensorPricer& pricer,
               std::vector<bool>(nodes, false),
               {},
               l2_bytes};
-  for (const KernelResult& kernel : *kernels) {
-    if (kernel.fusion.find("kv-append") == std::string::npos) continue;
-    for (int li : kernel.layers) {
-      const int node = layers[li].node;
-      if (node >= 0 && node < static_cast<int>(nodes) &&
-          IsKvAppend(graph, node)) {
-        r.in_place_append[node] = true;
-      }
+  if (kv_append_in_place) {
+    for (size_t n = 0; n < nodes; ++n) {
+      r.in_place_append[n] = IsKvAppend(graph, static_cast<int>(n));
     }
   }
   for (const LayerResult& layer : layers) {

@@ -2,7 +2,8 @@
 //
 //   const double l2 = ModelledL2Bytes(runtime, hardware);
 //   if (l2 > 0)
-//     AssignL2Residency(graph, pricer, l2, weights_fit, layers, &kernels);
+//     AssignL2Residency(graph, pricer, l2, weights_fit,
+//                       runtime.kv_append_in_place, layers, &kernels);
 //
 // The L2 is taken as a least-recently-used cache of `l2_bytes`: a tensor is
 // still in it when no more bytes than that were touched since it was
@@ -16,9 +17,9 @@
 //   (through views) is served by the L2 and it is not a graph output: the
 //   runtime reuses the buffer, and its lines are overwritten before they are
 //   written back.
-// - A KV cache appended in place (a kernel whose fusion is or ends in
-//   kv-append) comes from DRAM too: the append wrote only the new entries,
-//   the past ones were written steps (and weight streams) ago.
+// - A KV cache appended in place (`kv_append_in_place`: every KV append,
+//   kernel_plan.h IsKvAppend) comes from DRAM too: the append wrote only the
+//   new entries, the past ones were written steps (and weight streams) ago.
 // - Graph inputs (a KV cache, the input image) come from DRAM; so do the
 //   weights, unless `weights_resident`: the weight bytes an inference reads
 //   and the peak activations together fit in the L2, so a loop of inferences
@@ -62,6 +63,7 @@ bool WeightsStayInL2(double touched_weight_bytes, double peak_activation_bytes,
 
 void AssignL2Residency(const graph::Graph& graph, const TensorPricer& pricer,
                        double l2_bytes, bool weights_resident,
+                       bool kv_append_in_place,
                        const std::vector<LayerResult>& layers,
                        std::vector<KernelResult>* kernels);
 

@@ -157,7 +157,8 @@ class ChainTest : public ::testing::Test {
   }
 
   std::vector<double> Shares(double l2_bytes) {
-    AssignL2Residency(g_, TensorPricer(), l2_bytes, false, layers_, &kernels_);
+    AssignL2Residency(g_, TensorPricer(), l2_bytes, false, false, layers_,
+                      &kernels_);
     std::vector<double> out;
     for (const KernelResult& k : kernels_) {
       out.push_back(k.work.l2_activation_share);
@@ -191,7 +192,7 @@ TEST_F(ChainTest, ReuseDistanceDecidesEachRead) {
 
 TEST_F(ChainTest, ResidentWeightsMarkOnlyKernelsWithWeights) {
   kernels_[1].work.weight_bytes = 100;
-  AssignL2Residency(g_, TensorPricer(), 20000, true, layers_, &kernels_);
+  AssignL2Residency(g_, TensorPricer(), 20000, true, false, layers_, &kernels_);
   EXPECT_FALSE(kernels_[0].work.l2_weights);
   EXPECT_TRUE(kernels_[1].work.l2_weights);
 }
@@ -200,9 +201,9 @@ TEST(L2Residency, ACacheAppendedInPlaceIsReadFromDram) {
   // x -> a (Relu) -> n; present = Concat(past, n) (past a graph input,
   // present a graph output: a KV append); b (Relu) reads present. fp32:
   // n 100 x 4 = 400 B, past 1000 x 4 = 4000 B, present 4400 B, out 4400 B.
-  // Copied (fusion ""): b reads present right after the Concat kernel wrote
-  // it, so in an L2 of 1e6 B it hits: 4400 / (4400 + 4400) = 0.5 (out is a
-  // graph output). Appended in place (fusion "kv-append"), the kernel wrote
+  // Copied (a runtime without kv_append_in_place): b reads present right
+  // after the Concat kernel wrote it, so in an L2 of 1e6 B it hits: 4400 /
+  // (4400 + 4400) = 0.5 (out is a graph output). Appended in place (kv_append_in_place), the kernel wrote
   // the 400 new bytes only and the 4000 past ones were written steps ago:
   // b reads present from DRAM, share 0.
   graph::Graph g;
@@ -220,8 +221,8 @@ TEST(L2Residency, ACacheAppendedInPlaceIsReadFromDram) {
   g.MarkOutput(present);
   g.MarkOutput(out);
   ASSERT_TRUE(g.Finalize().ok());
-  for (const char* fusion : {"", "kv-append"}) {
-    SCOPED_TRACE(fusion);
+  for (const bool in_place : {false, true}) {
+    SCOPED_TRACE(in_place);
     std::vector<LayerResult> layers(3);
     std::vector<KernelResult> kernels(3);
     for (int i = 0; i < 3; ++i) {
@@ -230,10 +231,9 @@ TEST(L2Residency, ACacheAppendedInPlaceIsReadFromDram) {
       kernels[i].layers = {i};
       kernels[i].work.bytes = 4400;
     }
-    kernels[1].fusion = fusion;
-    AssignL2Residency(g, TensorPricer(), 1e6, false, layers, &kernels);
-    EXPECT_DOUBLE_EQ(kernels[2].work.l2_activation_share,
-                     std::string(fusion).empty() ? 0.5 : 0.0);
+    AssignL2Residency(g, TensorPricer(), 1e6, false, in_place, layers,
+                      &kernels);
+    EXPECT_DOUBLE_EQ(kernels[2].work.l2_activation_share, in_place ? 0.0 : 0.5);
   }
 }
 
