@@ -203,9 +203,10 @@ TEST(L2Residency, ACacheAppendedInPlaceIsReadFromDram) {
   // n 100 x 4 = 400 B, past 1000 x 4 = 4000 B, present 4400 B, out 4400 B.
   // Copied (a runtime without kv_append_in_place): b reads present right
   // after the Concat kernel wrote it, so in an L2 of 1e6 B it hits: 4400 /
-  // (4400 + 4400) = 0.5 (out is a graph output). Appended in place (kv_append_in_place), the kernel wrote
-  // the 400 new bytes only and the 4000 past ones were written steps ago:
-  // b reads present from DRAM, share 0.
+  // (4400 + 4400) = 0.5 (out is a graph output). Appended in place
+  // (kv_append_in_place), the kernel wrote the 400 new bytes only and the
+  // 4000 past ones were written steps ago: b reads present from DRAM,
+  // share 0.
   graph::Graph g;
   auto tensor = [&](const char* name, graph::TensorKind kind, int64_t n) {
     return AddKnownTensor(g, name, graph::DType::kFloat32, {n}, kind);
