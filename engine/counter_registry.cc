@@ -229,6 +229,8 @@ const CounterRegistry& CounterRegistry::Default() {
     counters::RegisterReduceCounters(*r);
     counters::RegisterMovementCounters(*r);
     counters::RegisterResizeCounters(*r);
+    counters::RegisterSamplingCounters(*r);
+    counters::RegisterSignalCounters(*r);
     counters::RegisterAttentionCounters(*r);
     counters::RegisterQuantizedCounters(*r);
     counters::RegisterMoeCounters(*r);

@@ -190,7 +190,7 @@ KernelClass ClassOfNode(const graph::Node& node, const Cost& cost) {
                  "Scatter",        "DepthToSpace", "SpaceToDepth",
                  "Resize",         "Upsample",     "Compress",
                  "NonZero",        "Trilu",        "ReverseSequence",
-                 "Col2Im"})) {
+                 "Col2Im",         "GridSample",   "RoiAlign"})) {
     return KernelClass::kMovement;
   }
   return KernelClass::kElementwise;

@@ -19,6 +19,7 @@
 #ifndef RIDGELINE_ENGINE_COUNTERS_COST_TABLE_H_
 #define RIDGELINE_ENGINE_COUNTERS_COST_TABLE_H_
 
+#include <cstdint>
 #include <string_view>
 
 namespace ridgeline::engine::counters::cost {
@@ -129,6 +130,72 @@ inline constexpr double kCubicTap4 = 4 * kMul + 3 * kAdd;
 // Coefficients depend only on the output coordinate per axis and are not
 // counted.
 
+// --- Sampling at computed coordinates (GridSample, RoiAlign) ---
+// The interpolation per output element is Resize's (kLerp, kCubicTap4). Per
+// sampled location and axis (shared by the channels), the coordinate: the
+// ONNX GridSample unnormalization x = ((g + 1) * size - 1) / 2 (add, mul,
+// sub, the halving folded into the constants) or, with align_corners,
+// (g + 1) * (size - 1) / 2 (add, mul);
+inline constexpr double kUnnormalize = kAdd + kMul + kAdd;
+inline constexpr double kUnnormalizeAlignedCorners = kAdd + kMul;
+// padding_mode border: clamp into [0, size - 1] (max, min); reflection:
+// shift to the range's start, fold by the period (kMod), mirror the upper
+// half (compare, sub), then clamp (PyTorch's reflect_coordinates followed by
+// clip_coordinates);
+inline constexpr double kClampCoordinate = 2 * kCmp;
+inline constexpr double kReflectCoordinate =
+    kAdd + kMod + kCmp + kAdd + kClampCoordinate;
+// linear and cubic: the fraction t = x - floor(x) (floor, sub); cubic adds
+// Keys' four weights (A = -0.75): w0 = ((A u - 5A) u + 8A) u - 4A with
+// u = t + 1 (1 add, 3 mul, 3 add), w1 = ((A + 2) t - (A + 3)) t t + 1
+// (3 mul, 2 add), w2 the same at 1 - t (1 more add), w3 = 1 - w0 - w1 - w2
+// (3 adds): 21.
+inline constexpr double kFraction = kCmp + kAdd;
+inline constexpr double kCubicWeights = (kAdd + 3 * kMul + 3 * kAdd) +
+                                        (3 * kMul + 2 * kAdd) +
+                                        (kAdd + 3 * kMul + 2 * kAdd) + 3 * kAdd;
+// RoiAlign, per box: scale its 4 corners (4 mul), the half-pixel shift
+// (4 add), width and height (2 sub), at least 1 (2 max), the bin sizes
+// (2 div).
+inline constexpr double kRoiPerBox =
+    4 * kMul + 4 * kAdd + 2 * kAdd + 2 * kCmp + 2 * kDiv;
+// Per sample position of a bin (shared by the channels): per axis its
+// coordinate start + (i + 0.5) * bin / s (mul, add), fraction (floor, sub)
+// and 1 - t (sub); then the 4 tap weights (4 mul, hy * hx ...).
+inline constexpr double kRoiSamplePosition =
+    2 * (kMul + kAdd + kFraction + kAdd) + 4 * kMul;
+// Per sample and channel: w1 v1 + w2 v2 + w3 v3 + w4 v4 (4 mul, 3 add).
+inline constexpr double kBilinearWeightedSum = 4 * kMul + 3 * kAdd;
+// sampling_ratio 0 lets each box choose ceil(box size / bins) samples per
+// axis at run time; the count assumes 2, torchvision's MultiScaleRoIAlign
+// default (torchvision/ops/poolers.py, sampling_ratio=2), and says so in the
+// layer's note.
+inline constexpr int64_t kRoiAdaptiveSamplingRatio = 2;
+
+// --- Signal processing ---
+// An N-point transform costs k N log2 N FLOPs, the convention of FFTW's
+// benchmarks (benchFFT, www.fftw.org/speed/method.html): k = 5 for complex
+// data (radix-2 Cooley-Tukey's count) and 2.5 for real data.
+inline constexpr double kFftComplex = 5;
+inline constexpr double kFftReal = 2.5;
+// Hann and Hamming windows: a0 - a1 cos(2 pi n / N): the angle (mul), cos,
+// mul, sub. Blackman: a0 - a1 cos(2 pi n / N) + a2 cos(4 pi n / N).
+inline constexpr double kCosineWindow = kMul + kTranscendental + kMul + kAdd;
+inline constexpr double kBlackmanWindow =
+    2 * (kMul + kTranscendental + kMul) + 2 * kAdd;
+// MelWeightMatrix, per output element: the rising or falling edge of a
+// triangle, (f - lower) / (center - lower) (sub, div), clamped at 0 and
+// chosen (2 compares); per edge of the num_mel_bins + 2: its mel
+// (lower + i * step: mul, add), back to hertz 700 (10^(m / 2595) - 1)
+// (div, pow, sub, mul) and to a bin (mul by dft_length, div by the sample
+// rate, floor); per node the mels of the lower and upper edges
+// 2595 log10(1 + f / 700) (div, add, log, mul).
+inline constexpr double kMelTriangle = kAdd + kDiv + 2 * kCmp;
+inline constexpr double kMelEdge = (kMul + kAdd) +
+                                   (kDiv + kTranscendental + kAdd + kMul) +
+                                   (kMul + kDiv + kCmp);
+inline constexpr double kHzToMel = kDiv + kAdd + kTranscendental + kMul;
+
 // --- Attention (per score = one query-key pair of one head) ---
 inline constexpr double kAttentionScale = kMul;  // * 1/sqrt(head_dim)
 inline constexpr double kAttentionMask = kAdd;   // additive mask or bias
@@ -212,6 +279,7 @@ inline constexpr ElementwiseCost kElementwiseCosts[] = {
     {"", "Sigmoid", kSigmoid},
     {"", "HardSigmoid", kHardSigmoid},
     {"", "HardSwish", kHardSwish},
+    {"", "Swish", kQuickGelu},  // opset 24: x * sigmoid(alpha * x)
     {"", "Tanh", kTanh},
     {"", "Elu", kElu},
     {"", "Selu", kSelu},

@@ -28,6 +28,10 @@ void RegisterReduceCounters(CounterRegistry& registry);
 void RegisterMovementCounters(CounterRegistry& registry);
 // Resize and Upsample (resize.cc).
 void RegisterResizeCounters(CounterRegistry& registry);
+// GridSample, AffineGrid, RoiAlign (sampling.cc).
+void RegisterSamplingCounters(CounterRegistry& registry);
+// DFT, STFT, the window generators, MelWeightMatrix (signal.cc).
+void RegisterSignalCounters(CounterRegistry& registry);
 // Attention, MultiHeadAttention, GroupQueryAttention, RotaryEmbedding
 // (attention.cc).
 void RegisterAttentionCounters(CounterRegistry& registry);

@@ -4,6 +4,7 @@
 //    the number of iterations (see CounterRegistry::Count and COUNTING.md).
 //  - Range: one add per output element. ConstantOfShape, EyeLike: only the
 //    output is written. NonZero: one compare per input element.
+//  - Det: an LU factorization (LAPACK's count), see CountDet.
 //  - NonMaxSuppression: the worst case, as its output is taken at its upper
 //    bound (every pair of boxes compared), see CountNonMaxSuppression.
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "engine/counters/common.h"
 #include "engine/counters/cost_table.h"
 #include "engine/counters/families.h"
+#include "fmt/format.h"
 
 namespace ridgeline::engine::counters {
 namespace {
@@ -77,6 +79,30 @@ absl::StatusOr<Cost> CountNonMaxSuppression(const CountContext& ctx) {
   return cost;
 }
 
+// Det of X [*, M, M]: an LU factorization with partial pivoting, counted as
+// LAPACK Working Note 41 counts xGETRF for m = n (multiplications
+// n^3/3 + 2n/3, the pivot reciprocals included; additions
+// n^3/3 - n^2/2 + n/6), the pivot search (n(n - 1)/2 compares) and the
+// product of the diagonal (n - 1 multiplies).
+absl::StatusOr<Cost> CountDet(const CountContext& ctx) {
+  absl::StatusOr<const graph::Tensor*> x = RequireInputRank(ctx, 0, 2);
+  if (!x.ok()) return x.status();
+  const graph::Dims& dims = (*x)->dims;
+  const double n = static_cast<double>(dims.back());
+  if (dims[dims.size() - 2] != dims.back()) {
+    return NodeError(
+        ctx, fmt::format("input {} is not square", graph::ShapeString(**x)));
+  }
+  const double matrices = DimProduct(dims, 0, dims.size() - 2);
+  const double per_matrix = (n * n * n / 3 + 2 * n / 3) * cost::kMul +
+                            (n * n * n / 3 - n * n / 2 + n / 6) * cost::kAdd +
+                            n * (n - 1) / 2 * cost::kCmp +
+                            std::max(0.0, n - 1) * cost::kMul;
+  Cost cost = DefaultTraffic(ctx);
+  cost.other_flops = matrices * per_matrix;
+  return cost;
+}
+
 }  // namespace
 
 void RegisterMiscCounters(CounterRegistry& registry) {
@@ -88,6 +114,7 @@ void RegisterMiscCounters(CounterRegistry& registry) {
   registry.Register("", "EyeLike", CountWriteOnly);
   registry.Register("", "NonZero", CountNonZero);
   registry.Register("", "NonMaxSuppression", CountNonMaxSuppression);
+  registry.Register("", "Det", CountDet);
 }
 
 }  // namespace ridgeline::engine::counters
