@@ -183,14 +183,31 @@ KernelClass ClassOfNode(const graph::Node& node, const Cost& cost) {
                                              "Hardmax"})) {
     return KernelClass::kReduction;
   }
-  if (OneOf(op, {"Concat",         "Slice",        "Gather",
-                 "GatherElements", "GatherND",     "Transpose",
-                 "Expand",         "Pad",          "Tile",
-                 "Split",          "ScatterND",    "ScatterElements",
-                 "Scatter",        "DepthToSpace", "SpaceToDepth",
-                 "Resize",         "Upsample",     "Compress",
-                 "NonZero",        "Trilu",        "ReverseSequence",
-                 "Col2Im",         "GridSample",   "RoiAlign"})) {
+  if (OneOf(op, {"Concat",
+                 "Slice",
+                 "Gather",
+                 "GatherElements",
+                 "GatherND",
+                 "Transpose",
+                 "Expand",
+                 "Pad",
+                 "Tile",
+                 "Split",
+                 "ScatterND",
+                 "ScatterElements",
+                 "Scatter",
+                 "DepthToSpace",
+                 "SpaceToDepth",
+                 "Resize",
+                 "Upsample",
+                 "Compress",
+                 "NonZero",
+                 "Trilu",
+                 "ReverseSequence",
+                 "Col2Im",
+                 "GridSample",
+                 "RoiAlign",
+                 "GatherBlockQuantized"})) {
     return KernelClass::kMovement;
   }
   return KernelClass::kElementwise;

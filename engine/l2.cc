@@ -94,9 +94,11 @@ double TouchedWeightBytes(const graph::Graph& graph, const TensorPricer& pricer,
     for (int c : tensor.consumers) {
       const graph::Node& node = graph.node(c);
       const bool gather =
-          node.domain.empty() &&
-          (node.op_type == "Gather" || node.op_type == "GatherElements" ||
-           node.op_type == "GatherND") &&
+          ((node.domain.empty() &&
+            (node.op_type == "Gather" || node.op_type == "GatherElements" ||
+             node.op_type == "GatherND")) ||
+           (node.domain == "com.microsoft" &&
+            node.op_type == "GatherBlockQuantized")) &&
           node.Input(0) == static_cast<int>(t);
       const int li = c < static_cast<int>(layer_of.size()) ? layer_of[c] : -1;
       if (!gather || li < 0) {

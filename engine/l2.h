@@ -48,7 +48,8 @@ double ModelledL2Bytes(const Runtime& runtime, const Hardware& hardware);
 
 // The weight bytes one inference reads, the working set a loop of
 // inferences keeps coming back to: every weight in full, except a table that
-// only Gather-family nodes read as their data (an embedding), of which the
+// only Gather-family nodes (com.microsoft GatherBlockQuantized included)
+// read as their data (an embedding), of which the
 // gathered rows (the readers' `weight_bytes`), at most the table. `layer_of`
 // maps a node to its entry in `layers` (-1: none).
 double TouchedWeightBytes(const graph::Graph& graph, const TensorPricer& pricer,

@@ -99,5 +99,47 @@ TEST(QuantizedCounterTest, QuantizeAndDequantizeAreTwoPerElement) {
   EXPECT_DOUBLE_EQ(g.Count(q).other_flops, 200);
 }
 
+TEST(QuantizedCounterTest, GatherBlockQuantizedReadsTheGatheredRowsOnly) {
+  CounterGraph g;
+  // A 4-bit embedding table of 16 rows of K = 64 (32 packed bytes a row),
+  // fp16 scales per block of 32 (2 a row), 6 token ids.
+  int data = g.Weight("data", {16, 32}, DType::kUInt8);
+  int ids = g.Input("ids", {2, 3}, DType::kInt64);
+  int scales = g.Weight("scales", {16, 2}, DType::kFloat16);
+  int gbq = g.Op("GatherBlockQuantized", {data, ids, scales}, {{2, 3, 64}},
+                 {{"bits", int64_t{4}}, {"block_size", int64_t{32}}},
+                 "com.microsoft", DType::kFloat16);
+  Cost c = g.Count(gbq);
+  // 384 output elements, each dequantized: 2 x 384 = 768.
+  EXPECT_DOUBLE_EQ(c.other_flops, 768);
+  // Data: 384 / 2 values a byte = 192 bytes of the 512; scales 384 / 32 =
+  // 12 of 32, 2 bytes each = 24; ids 6 x 8 = 48.
+  EXPECT_DOUBLE_EQ(c.weight_bytes, 192 + 24);
+  EXPECT_DOUBLE_EQ(c.bytes_read, 192 + 24 + 48);
+  EXPECT_DOUBLE_EQ(c.bytes_written, 384 * 2);
+}
+
+TEST(QuantizedCounterTest, GemmFastGeluIsAMatMulWithATanhGeluEpilogue) {
+  CounterGraph g;
+  int x = g.Input("x", {4, 8});
+  int w = g.Weight("w", {8, 16});
+  int bias = g.Weight("bias", {16});
+  int op = g.Op("GemmFastGelu", {x, w, bias}, {{4, 16}}, {}, "com.microsoft");
+  Cost c = g.Count(op);
+  EXPECT_DOUBLE_EQ(c.macs, 4 * 16 * 8);  // 512
+  // 64 outputs x (bias add 1 + tanh GELU 16: x^3 2, mul, add, mul, tanh 8,
+  // add, 2 mul) = 64 x 17 = 1088.
+  EXPECT_DOUBLE_EQ(c.other_flops, 1088);
+}
+
+TEST(QuantizedCounterTest, BiasSplitGeluPerOutputElement) {
+  CounterGraph g;
+  int x = g.Input("x", {1, 4, 8});
+  int bias = g.Weight("bias", {8});
+  int op = g.Op("BiasSplitGelu", {x, bias}, {{1, 4, 4}}, {}, "com.microsoft");
+  // 16 outputs x (2 bias adds + erf GELU 12 + mul) = 240.
+  EXPECT_DOUBLE_EQ(g.Count(op).other_flops, 240);
+}
+
 }  // namespace
 }  // namespace ridgeline::engine

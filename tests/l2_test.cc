@@ -111,6 +111,38 @@ TEST(L2Residency, AnInferenceTouchesAnEmbeddingsGatheredRowsOnly) {
                    920);
 }
 
+TEST(L2Residency, ABlockQuantizedEmbeddingCountsItsGatheredRowsOnly) {
+  // Q [100, 5] uint8 (4-bit rows of 10, 500 B) read only by a
+  // com.microsoft GatherBlockQuantized as its data: of Q an inference
+  // touches the layer's weight_bytes (15 B here: 3 rows of 5 B), at most
+  // Q; S [100, 1] fp16 scales (200 B), an input of the same node but not
+  // its data, count in full. 15 + 200 = 215 B.
+  using graph::DType;
+  using graph::TensorKind;
+  graph::Graph g;
+  const int ids =
+      AddKnownTensor(g, "ids", DType::kInt64, {3}, TensorKind::kGraphInput);
+  const int q =
+      AddKnownTensor(g, "Q", DType::kUInt8, {100, 5}, TensorKind::kInitializer);
+  const int scales = AddKnownTensor(g, "S", DType::kFloat16, {100, 1},
+                                    TensorKind::kInitializer);
+  const int x =
+      AddKnownTensor(g, "x", DType::kFloat16, {3, 10}, TensorKind::kActivation);
+  (void)g.AddNode({.name = "gbq",
+                   .op_type = "GatherBlockQuantized",
+                   .domain = "com.microsoft",
+                   .inputs = {q, ids, scales},
+                   .outputs = {x}});
+  g.MarkOutput(x);
+  ASSERT_TRUE(g.Finalize().ok());
+  std::vector<LayerResult> layers(1);
+  layers[0].node = 0;
+  layers[0].cost.weight_bytes = 15;
+  std::vector<int> layer_of = {0};
+  EXPECT_DOUBLE_EQ(TouchedWeightBytes(g, TensorPricer(), layer_of, layers),
+                   215);
+}
+
 // x -> a -> y -> r (view) -> yv -> b -> z -> c(z, y) -> w (graph output),
 // every tensor 1000 fp32 = 4000 B; kernels a, b, c in that order; c also
 // reads y. Kernel bytes: a 8000, b 8000, c 12000.

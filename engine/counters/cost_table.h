@@ -302,6 +302,9 @@ inline constexpr ElementwiseCost kElementwiseCosts[] = {
     {"com.microsoft", "BiasGelu", kAdd + kGeluErf},
     {"com.microsoft", "FastGelu", kGeluTanh},  // + 1 when the bias is given
     {"com.microsoft", "QuickGelu", kQuickGelu},
+    // [.., 2D] + bias, split in halves: left * Gelu(right), erf GELU (2 bias
+    // adds, GELU, mul) per output element.
+    {"com.microsoft", "BiasSplitGelu", 2 * kAdd + kGeluErf + kMul},
     {"com.microsoft", "BiasAdd", 2 * kAdd},  // x + bias + skip
     {"com.microsoft", "QuantizeLinear", kQuantize},
     {"com.microsoft", "DequantizeLinear", kDequantize},

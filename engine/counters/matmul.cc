@@ -78,6 +78,20 @@ absl::StatusOr<Cost> CountFusedMatMul(const CountContext& ctx) {
   return cost;
 }
 
+// com.microsoft GemmFastGelu: FastGelu(X @ W + bias), X [..., K], W [K, N],
+// bias [N] (optional): the MatMul's MACs, then per output element the bias
+// add (when given) and the tanh GELU (as com.microsoft FastGelu).
+absl::StatusOr<Cost> CountGemmFastGelu(const CountContext& ctx) {
+  absl::StatusOr<MatMulDims> d = MatMulDimsOf(ctx, kA, kB);
+  if (!d.ok()) return d.status();
+  Cost cost = DefaultTraffic(ctx);
+  cost.macs = d->Macs();
+  cost.gemm = MatMulGemm(ctx, *d, kB);
+  const double bias = ctx.input(kC) != nullptr ? cost::kAdd : 0;
+  cost.other_flops = d->OutputElements() * (bias + cost::kGeluTanh);
+  return cost;
+}
+
 }  // namespace
 
 void RegisterMatMulCounters(CounterRegistry& registry) {
@@ -85,6 +99,7 @@ void RegisterMatMulCounters(CounterRegistry& registry) {
   registry.Register("", "Gemm", CountGemm);
   registry.Register("com.microsoft", "FusedMatMul", CountFusedMatMul);
   registry.Register("com.microsoft", "FusedGemm", CountGemm);
+  registry.Register("com.microsoft", "GemmFastGelu", CountGemmFastGelu);
 }
 
 }  // namespace ridgeline::engine::counters

@@ -5,6 +5,7 @@
 // dequantize scale where it writes floats. Bytes: every input (packed
 // weights, scales and zero points included) at its priced element size, the
 // outputs once.
+#include <algorithm>
 #include <string>
 
 #include "engine/counters/common.h"
@@ -132,6 +133,47 @@ absl::StatusOr<Cost> CountMatMulNBits(const CountContext& ctx) {
   return cost;
 }
 
+// com.microsoft GatherBlockQuantized: data [.., K] block-quantized along its
+// last axis (a uint8 data with bits < 8 packs 8 / bits values a byte),
+// indices, scales [.., K / block_size], zero_points (optional, packed like
+// data when uint8). Reads the gathered rows of data, scales and zero points
+// (at most all of each) and the indices, writes Y and dequantizes each of
+// its elements ((q - zero point) * scale, 2 FLOPs), as Gather reads only
+// what it gathers.
+absl::StatusOr<Cost> CountGatherBlockQuantized(const CountContext& ctx) {
+  absl::StatusOr<const graph::Tensor*> data = RequireInput(ctx, 0);
+  if (!data.ok()) return data.status();
+  absl::StatusOr<const graph::Tensor*> indices = RequireInput(ctx, 1);
+  if (!indices.ok()) return indices.status();
+  absl::StatusOr<const graph::Tensor*> scales = RequireInput(ctx, 2);
+  if (!scales.ok()) return scales.status();
+  absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
+  if (!y.ok()) return y.status();
+  const int64_t bits = ctx.node.GetInt("bits", 4);
+  const int64_t block = ctx.node.GetInt("block_size", 128);
+  if (bits < 1 || bits > 8 || block < 1) {
+    return NodeError(
+        ctx, fmt::format("bits {} or block_size {} out of range", bits, block));
+  }
+  const double out = Elements(**y);
+  auto per_element = [bits](const graph::Tensor& t) {
+    return t.dtype == graph::DType::kUInt8 && bits < 8 ? 8.0 / bits : 1.0;
+  };
+  const double blocks = out / static_cast<double>(block);
+  Cost cost;
+  AddRead(ctx, **data, std::min(Elements(**data), out / per_element(**data)),
+          &cost);
+  AddReadAll(ctx, **indices, &cost);
+  AddRead(ctx, **scales, std::min(Elements(**scales), blocks), &cost);
+  if (const graph::Tensor* zp = ctx.input(3); zp != nullptr) {
+    AddRead(ctx, *zp, std::min(Elements(*zp), blocks / per_element(*zp)),
+            &cost);
+  }
+  AddWritten(ctx, **y, &cost);
+  cost.other_flops = out * cost::kDequantize;
+  return cost;
+}
+
 }  // namespace
 
 void RegisterQuantizedCounters(CounterRegistry& registry) {
@@ -145,6 +187,8 @@ void RegisterQuantizedCounters(CounterRegistry& registry) {
                     CountDynamicQuantizeMatMul);
   registry.Register("com.microsoft", "QGemm", CountQGemm);
   registry.Register("com.microsoft", "MatMulNBits", CountMatMulNBits);
+  registry.Register("com.microsoft", "GatherBlockQuantized",
+                    CountGatherBlockQuantized);
 }
 
 }  // namespace ridgeline::engine::counters
