@@ -178,5 +178,48 @@ TEST(AttentionCounterTest, MicrosoftRotaryEmbeddingPartialRotation) {
   EXPECT_DOUBLE_EQ(c.bytes_written, 1536);
 }
 
+TEST(DecoderMaskedMhaCounterTest, ReadsThePastRowsItAttendsTo) {
+  CounterGraph g;
+  // B 2, N 4 heads of 8, one new token; a shared 16-position KV buffer of
+  // which 5 positions are past: the query attends to 6 keys.
+  int q = g.Input("q", {2, 1, 32});
+  int k = g.Input("k", {2, 1, 32});
+  int v = g.Input("v", {2, 1, 32});
+  int pk = g.Input("past_key", {2, 4, 16, 8});
+  int pv = g.Input("past_value", {2, 4, 16, 8});
+  int len =
+      g.IntConstant("past_len", {5}, /*scalar=*/true, graph::DType::kInt32);
+  int op =
+      g.Op("DecoderMaskedMultiHeadAttention", {q, k, v, -1, -1, pk, pv, len},
+           {{2, 1, 32}, {2, 4, 16, 8}, {2, 4, 16, 8}},
+           {{"num_heads", int64_t{4}}, {"past_present_share_buffer", 1}},
+           "com.microsoft");
+  Cost c = g.Count(op);
+  // 2 x 4 x 1 x 6 = 48 scores: MACs 48 x 8 (QK^T) + 48 x 8 (AV) = 768;
+  // per score scale 1 + softmax 15 = 16: 768.
+  EXPECT_DOUBLE_EQ(c.macs, 768);
+  EXPECT_DOUBLE_EQ(c.other_flops, 768);
+  // q, k, v 3 x 64 floats = 768 B; 5 past rows of K and V: 2 x 2 x 4 x 5 x
+  // 8 = 640 floats = 2560 B; the int32 length 4 B.
+  EXPECT_DOUBLE_EQ(c.bytes_read, 768 + 2560 + 4);
+  // Output 64 floats; the new token's K and V rows 2 x 64 floats.
+  EXPECT_DOUBLE_EQ(c.bytes_written, 3 * 64 * 4);
+  EXPECT_TRUE(c.note.empty()) << c.note;
+}
+
+TEST(DecoderMaskedMhaCounterTest, AnUnknownPastLengthAttendsToTheWholeBuffer) {
+  CounterGraph g;
+  int q = g.Input("q", {1, 1, 96});  // packed QKV, 2 heads of 16
+  int pk = g.Input("past_key", {1, 2, 10, 16});
+  int pv = g.Input("past_value", {1, 2, 10, 16});
+  int op = g.Op("DecoderMaskedMultiHeadAttention", {q, -1, -1, -1, -1, pk, pv},
+                {{1, 1, 32}, {1, 2, 10, 16}, {1, 2, 10, 16}},
+                {{"num_heads", int64_t{2}}}, "com.microsoft");
+  Cost c = g.Count(op);
+  // 1 x 2 x 1 x 10 = 20 scores x (16 + 16) = 640 MACs.
+  EXPECT_DOUBLE_EQ(c.macs, 640);
+  EXPECT_NE(c.note.find("past_sequence_length unknown"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ridgeline::engine

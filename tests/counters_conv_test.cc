@@ -115,5 +115,38 @@ TEST(ConvCounterTest, GroupMismatchIsAnErrorNamingTheNode) {
   EXPECT_NE(c.status().message().find("bad_conv"), absl::string_view::npos);
 }
 
+TEST(ConvCounterTest, DeformConvSamplesItsColumnsBilinearly) {
+  CounterGraph g;
+  // X [1, 2, 5, 5], W [4, 2, 3, 3], stride 1, no pad: Y [1, 4, 3, 3];
+  // offset [1, 2 * 9, 3, 3], mask [1, 9, 3, 3], bias [4].
+  int x = g.Input("x", {1, 2, 5, 5});
+  int w = g.Weight("w", {4, 2, 3, 3});
+  int offset = g.Input("offset", {1, 18, 3, 3});
+  int bias = g.Weight("b", {4});
+  int mask = g.Input("mask", {1, 9, 3, 3});
+  int dc = g.Op("DeformConv", {x, w, offset, bias, mask}, {{1, 4, 3, 3}},
+                {{"kernel_shape", std::vector<int64_t>{3, 3}}});
+  Cost c = g.Count(dc);
+  // Conv's MACs: 36 outputs x 2 x 9 = 648.
+  EXPECT_DOUBLE_EQ(c.macs, 648);
+  // Positions: 1 x 1 group x 9 x 9 pixels = 81, each 2 axes x (offset add
+  // 1, fraction 2, 1 - t 1) + 4 taps x 1 product = 12: 972. Samples:
+  // 1 x 2 x 9 x 9 = 162, each 4 mul + 3 add + mask mul = 8: 1296. Bias: 36.
+  // 2304.
+  EXPECT_DOUBLE_EQ(c.other_flops, 2304);
+}
+
+TEST(ConvCounterTest, Col2ImAddsEveryColumnElement) {
+  CounterGraph g;
+  int cols = g.Input("cols", {1, 12, 9});  // C 3 x block 2x2, 9 blocks
+  int image = g.IntConstant("image", {4, 4});
+  int block = g.IntConstant("block", {2, 2});
+  int op = g.Op("Col2Im", {cols, image, block}, {{1, 3, 4, 4}});
+  Cost c = g.Count(op);
+  EXPECT_DOUBLE_EQ(c.other_flops, 108);  // 1 x 12 x 9 adds
+  EXPECT_DOUBLE_EQ(c.bytes_read, 108 * 4);
+  EXPECT_DOUBLE_EQ(c.bytes_written, 48 * 4);
+}
+
 }  // namespace
 }  // namespace ridgeline::engine

@@ -10,6 +10,7 @@
 // written once in full (present KV included); rotary cos/sin caches are read
 // only for the positions used.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -184,6 +185,83 @@ absl::StatusOr<Cost> CountMultiHeadAttention(const CountContext& ctx) {
   return cost;
 }
 
+// com.microsoft DecoderMaskedMultiHeadAttention (the one-token decode step
+// of ONNX Runtime's beam-search decoders): query [B,1,D] (packed QKV
+// [B,1,3D] without key and value), key/value (the new token's [B,1,D], or
+// a cross-attention's whole [B,N,L,H]), mask_index, attention_bias,
+// past_key/past_value [B,N,max_len,H] one buffer with the present
+// (past_present_share_buffer), past_sequence_length, beam_width,
+// cache_indirection, bias. The query attends to past_sequence_length + 1
+// keys (when folded; else the buffer's max_len, an upper bound said in the
+// note), of which it reads the K and V rows; it writes the new token's.
+absl::StatusOr<Cost> CountDecoderMaskedMha(const CountContext& ctx) {
+  absl::StatusOr<const graph::Tensor*> q = RequireInputRank(ctx, 0, 3);
+  if (!q.ok()) return q.status();
+  absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
+  if (!y.ok()) return y.status();
+  absl::StatusOr<int64_t> heads = PositiveAttr(ctx, "num_heads");
+  if (!heads.ok()) return heads.status();
+  const double n = static_cast<double>(*heads);
+  const double b = static_cast<double>((*q)->dims[0]);
+  const double s = static_cast<double>((*q)->dims[1]);
+  const double head = static_cast<double>((*y)->dims.back()) / n;
+  const graph::Tensor* key = ctx.input(1);
+  const graph::Tensor* past_key = ctx.input(5);
+  const bool cross = key != nullptr && key->dims.size() == 4;
+  Cost cost;
+  double kv = s;
+  double buffer_rows = 0;  // rows of the past buffers the kernel reads
+  if (cross) {
+    kv = static_cast<double>(key->dims[2]);
+  } else if (past_key != nullptr && past_key->dims.size() == 4) {
+    const double max_len = static_cast<double>(past_key->dims[2]);
+    const std::optional<int64_t> past_len = FoldedScalar(ctx.input(7));
+    if (past_len.has_value()) {
+      kv = std::min(max_len, static_cast<double>(*past_len) + s);
+      buffer_rows = kv - s;
+    } else {
+      kv = max_len;
+      buffer_rows = max_len;
+      cost.note = fmt::format(
+          "past_sequence_length unknown: the query attends to the whole "
+          "{}-position KV buffer (an upper bound; bind it with --input-value)",
+          past_key->dims[2]);
+    }
+  }
+  for (size_t i = 0; i < ctx.node.inputs.size(); ++i) {
+    const graph::Tensor* t = ctx.input(i);
+    if (t == nullptr) continue;
+    if ((i == 5 || i == 6) && t->dims.size() == 4) {
+      AddRead(ctx, *t, b * t->dims[1] * buffer_rows * t->dims[3], &cost);
+    } else {
+      AddReadAll(ctx, *t, &cost);
+    }
+  }
+  AddWritten(ctx, **y, &cost);
+  for (size_t i = 1; i < ctx.node.outputs.size(); ++i) {
+    const graph::Tensor* t = ctx.output(i);
+    if (t == nullptr) continue;
+    if (i <= 2 && past_key != nullptr && t->dims.size() == 4) {
+      // The shared present buffer takes only the new token's rows.
+      const double rows =
+          std::min(Elements(*t), b * t->dims[1] * s * t->dims[3]);
+      cost.bytes_written += rows * ctx.pricer.ElementBytes(ctx.graph, *t);
+    } else {
+      AddWritten(ctx, *t, &cost);
+    }
+  }
+  if (ctx.input(10) != nullptr) cost.other_flops += b * s * 3 * n * head;
+  const int masks = (ctx.input(3) != nullptr) + (ctx.input(4) != nullptr);
+  AddAttentionCore({.batch = b,
+                    .q_heads = n,
+                    .q_len = s,
+                    .kv_len = kv,
+                    .qk_head = head,
+                    .v_head = head},
+                   masks, 0, &cost);
+  return cost;
+}
+
 // com.microsoft GroupQueryAttention: query [B,S,N*H] (or packed QKV
 // [B,S,(N+2*kvN)*H] with key/value absent), key, value [B,S,kvN*H],
 // past_key/past_value [B,kvN,P,H], seqlens_k, total_sequence_length,
@@ -331,6 +409,8 @@ void RegisterAttentionCounters(CounterRegistry& registry) {
                     CountMultiHeadAttention);
   registry.Register("com.microsoft", "GroupQueryAttention",
                     CountGroupQueryAttention);
+  registry.Register("com.microsoft", "DecoderMaskedMultiHeadAttention",
+                    CountDecoderMaskedMha);
   registry.Register("", "Attention", CountOnnxAttention);
   registry.Register("", "RotaryEmbedding", [](const CountContext& ctx) {
     return CountRotary(ctx, /*onnx_order=*/true);

@@ -85,6 +85,17 @@ absl::StatusOr<Cost> CountQLinearConcat(const CountContext& ctx) {
   return cost;
 }
 
+// Col2Im: input [N, C * prod(block), L] summed into the image
+// [N, C, image...]: one add per input element (overlapping blocks
+// accumulate); image_shape and block_shape are parameters.
+absl::StatusOr<Cost> CountCol2Im(const CountContext& ctx) {
+  absl::StatusOr<const graph::Tensor*> x = RequireInput(ctx, 0);
+  if (!x.ok()) return x.status();
+  Cost cost = TrafficOf(ctx, {0});
+  cost.other_flops = Elements(**x) * cost::kAdd;
+  return cost;
+}
+
 }  // namespace
 
 void RegisterMovementCounters(CounterRegistry& registry) {
@@ -108,6 +119,7 @@ void RegisterMovementCounters(CounterRegistry& registry) {
     registry.Register("", op, CountGather);
   }
   registry.Register("com.microsoft", "QLinearConcat", CountQLinearConcat);
+  registry.Register("", "Col2Im", CountCol2Im);
 }
 
 }  // namespace ridgeline::engine::counters

@@ -365,6 +365,7 @@ absl::Status Col2ImShape(InferContext& ctx) {
 
 void RegisterConvPoolShapes(ShapeRegistry* registry) {
   registry->Add(kOnnxDomain, "Conv", ConvShape);
+  registry->Add(kOnnxDomain, "DeformConv", ConvShape);
   registry->Add(kOnnxDomain, "ConvInteger", ConvIntegerShape);
   registry->Add(kOnnxDomain, "QLinearConv", QLinearConvShape);
   registry->Add(kOnnxDomain, "ConvTranspose", ConvTransposeShape);
