@@ -5,9 +5,11 @@
 // functions register themselves with the shape registry.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string_view>
+#include <vector>
 
 #include "importers/shapes/registry.h"
 #include "importers/shapes/slice.h"
@@ -128,166 +130,251 @@ bool FoldElementwise(InferContext& ctx, size_t arity, IntFn int_fn,
   return true;
 }
 
-bool FoldBinary(InferContext& ctx) {
-  const std::string& op = ctx.node().op_type;
-  const bool fmod = ctx.node().GetInt("fmod", 0) != 0;
-  auto int_fn = [&](const std::vector<Operand>& o, size_t k, int64_t* r) {
-    const int64_t a = o[0].I(k);
-    const int64_t b = o[1].I(k);
-    if (op == "Add") return !__builtin_add_overflow(a, b, r);
-    if (op == "Sub") return !__builtin_sub_overflow(a, b, r);
-    if (op == "Mul") return !__builtin_mul_overflow(a, b, r);
-    if (op == "Div") {
-      if (b == 0 || (a == INT64_MIN && b == -1)) return false;
-      *r = a / b;
-      return true;
-    }
-    if (op == "Mod") {
-      if (b == 0 || (a == INT64_MIN && b == -1)) return false;
-      int64_t m = a % b;
-      if (!fmod && m != 0 && ((m < 0) != (b < 0))) m += b;
-      *r = m;
-      return true;
-    }
-    if (op == "Pow") {
-      if (b < 0) return false;
-      int64_t p = 1;
-      for (int64_t i = 0; i < b; ++i) {
-        if (__builtin_mul_overflow(p, a, &p)) return false;
-      }
-      *r = p;
-      return true;
-    }
-    if (op == "BitShift") {
-      if (b < 0 || b > 63) return false;
-      *r = ctx.node().GetString("direction", "LEFT") == "LEFT"
-               ? static_cast<int64_t>(static_cast<uint64_t>(a) << b)
-               : static_cast<int64_t>(static_cast<uint64_t>(a) >> b);
-      return true;
-    }
-    if (op == "BitwiseAnd") {
-      *r = a & b;
-      return true;
-    }
-    if (op == "BitwiseOr") {
-      *r = a | b;
-      return true;
-    }
-    if (op == "BitwiseXor") {
-      *r = a ^ b;
-      return true;
-    }
-    return false;
+// Scalar kernels of the elementwise folds, chosen once per node (the table
+// below), never per element. An integer kernel returns false when the
+// result is not an int64 (overflow, division by zero); a floating one
+// returns the value, which the fold keeps only when finite. nullptr: the op
+// has no such form, and a node that needs it is not folded.
+using IntUnary = bool (*)(int64_t a, int64_t* r);
+using FloatUnary = double (*)(double a);
+using IntBinary = bool (*)(int64_t a, int64_t b, int64_t* r);
+using FloatBinary = double (*)(double a, double b);
+using IntPredicate = bool (*)(int64_t a, int64_t b);
+using FloatPredicate = bool (*)(double a, double b);
+
+bool FoldUnaryWith(InferContext& ctx, IntUnary int_op, FloatUnary float_op) {
+  auto int_fn = [int_op](const std::vector<Operand>& o, size_t k, int64_t* r) {
+    return int_op != nullptr && int_op(o[0].I(k), r);
   };
-  auto float_fn = [&](const std::vector<Operand>& o, size_t k, double* r) {
-    const double a = o[0].D(k);
-    const double b = o[1].D(k);
-    if (op == "Add")
-      *r = a + b;
-    else if (op == "Sub")
-      *r = a - b;
-    else if (op == "Mul")
-      *r = a * b;
-    else if (op == "Div")
-      *r = a / b;
-    else if (op == "Mod")
-      *r = fmod ? std::fmod(a, b) : a - b * std::floor(a / b);
-    else if (op == "Pow")
-      *r = std::pow(a, b);
-    else
-      return false;
+  auto float_fn = [float_op](const std::vector<Operand>& o, size_t k,
+                             double* r) {
+    if (float_op == nullptr) return false;
+    *r = float_op(o[0].D(k));
+    return std::isfinite(*r);
+  };
+  return FoldElementwise(ctx, 1, int_fn, float_fn);
+}
+
+bool FoldBinaryWith(InferContext& ctx, IntBinary int_op, FloatBinary float_op) {
+  auto int_fn = [int_op](const std::vector<Operand>& o, size_t k, int64_t* r) {
+    return int_op != nullptr && int_op(o[0].I(k), o[1].I(k), r);
+  };
+  auto float_fn = [float_op](const std::vector<Operand>& o, size_t k,
+                             double* r) {
+    if (float_op == nullptr) return false;
+    *r = float_op(o[0].D(k), o[1].D(k));
     return std::isfinite(*r);
   };
   return FoldElementwise(ctx, 2, int_fn, float_fn);
 }
 
-// Max, Min, Sum, Mean over any number of inputs.
-bool FoldVariadic(InferContext& ctx) {
-  const std::string& op = ctx.node().op_type;
-  auto int_fn = [&](const std::vector<Operand>& o, size_t k, int64_t* r) {
+// Max, Min, Sum, Mean over any number of inputs: the binary kernel folds the
+// inputs left to right; Mean then divides by their count.
+bool FoldVariadicWith(InferContext& ctx, IntBinary int_op, FloatBinary float_op,
+                      bool mean) {
+  auto int_fn = [int_op, mean](const std::vector<Operand>& o, size_t k,
+                               int64_t* r) {
     int64_t acc = o[0].I(k);
     for (size_t i = 1; i < o.size(); ++i) {
-      const int64_t v = o[i].I(k);
-      if (op == "Max")
-        acc = std::max(acc, v);
-      else if (op == "Min")
-        acc = std::min(acc, v);
-      else if (__builtin_add_overflow(acc, v, &acc))
-        return false;
+      if (!int_op(acc, o[i].I(k), &acc)) return false;
     }
-    if (op == "Mean") acc /= static_cast<int64_t>(o.size());
+    if (mean) acc /= static_cast<int64_t>(o.size());
     *r = acc;
     return true;
   };
-  auto float_fn = [&](const std::vector<Operand>& o, size_t k, double* r) {
+  auto float_fn = [float_op, mean](const std::vector<Operand>& o, size_t k,
+                                   double* r) {
     double acc = o[0].D(k);
-    for (size_t i = 1; i < o.size(); ++i) {
-      const double v = o[i].D(k);
-      if (op == "Max")
-        acc = std::max(acc, v);
-      else if (op == "Min")
-        acc = std::min(acc, v);
-      else
-        acc += v;
-    }
-    if (op == "Mean") acc /= static_cast<double>(o.size());
+    for (size_t i = 1; i < o.size(); ++i) acc = float_op(acc, o[i].D(k));
+    if (mean) acc /= static_cast<double>(o.size());
     *r = acc;
     return true;
   };
   return FoldElementwise(ctx, 0, int_fn, float_fn);
 }
 
-bool FoldCompare(InferContext& ctx) {
-  const std::string& op = ctx.node().op_type;
+// Comparisons and logic ops: a bool (int64 0/1) output; floating operands
+// are compared as doubles (the logic ops have no floating form).
+bool FoldCompareWith(InferContext& ctx, IntPredicate int_op,
+                     FloatPredicate float_op) {
   const Dims& out = OutDims(ctx);
   Operand a, b;
   if (!LoadOperand(ctx, 0, out, &a) || !LoadOperand(ctx, 1, out, &b)) {
     return false;
   }
   const bool use_float = a.floats != nullptr || b.floats != nullptr;
+  if (use_float && float_op == nullptr) return false;
   const size_t n = static_cast<size_t>(Product(out, 0, out.size()));
   std::vector<int64_t> v(n);
   for (size_t k = 0; k < n; ++k) {
-    int c;
-    if (use_float) {
-      const double x = a.D(k), y = b.D(k);
-      if (op == "Equal")
-        c = x == y;
-      else if (op == "Less")
-        c = x < y;
-      else if (op == "LessOrEqual")
-        c = x <= y;
-      else if (op == "Greater")
-        c = x > y;
-      else if (op == "GreaterOrEqual")
-        c = x >= y;
-      else
-        return false;
-    } else {
-      const int64_t x = a.I(k), y = b.I(k);
-      if (op == "Equal")
-        c = x == y;
-      else if (op == "Less")
-        c = x < y;
-      else if (op == "LessOrEqual")
-        c = x <= y;
-      else if (op == "Greater")
-        c = x > y;
-      else if (op == "GreaterOrEqual")
-        c = x >= y;
-      else if (op == "And")
-        c = (x != 0) && (y != 0);
-      else if (op == "Or")
-        c = (x != 0) || (y != 0);
-      else if (op == "Xor")
-        c = (x != 0) != (y != 0);
-      else
-        return false;
-    }
-    v[k] = c;
+    v[k] = use_float ? float_op(a.D(k), b.D(k)) : int_op(a.I(k), b.I(k));
   }
   ctx.SetInts(0, std::move(v));
   return true;
+}
+
+// The kernels.
+bool NegI(int64_t a, int64_t* r) { return !__builtin_sub_overflow(0, a, r); }
+bool AbsI(int64_t a, int64_t* r) {
+  if (a >= 0) {
+    *r = a;
+    return true;
+  }
+  return !__builtin_sub_overflow(0, a, r);
+}
+bool NotI(int64_t a, int64_t* r) {
+  *r = a == 0;
+  return true;
+}
+bool SignI(int64_t a, int64_t* r) {
+  *r = (a > 0) - (a < 0);
+  return true;
+}
+bool ReluI(int64_t a, int64_t* r) {
+  *r = std::max<int64_t>(a, 0);
+  return true;
+}
+bool BitwiseNotI(int64_t a, int64_t* r) {
+  *r = ~a;
+  return true;
+}
+bool IdentityI(int64_t a, int64_t* r) {
+  *r = a;
+  return true;
+}  // Floor, ...
+double NegF(double a) { return -a; }
+double AbsF(double a) { return std::fabs(a); }
+double NotF(double a) { return a == 0; }
+double SignF(double a) { return (a > 0) - (a < 0); }
+double ReluF(double a) { return std::max(a, 0.0); }
+double FloorF(double a) { return std::floor(a); }
+double CeilF(double a) { return std::ceil(a); }
+double RoundF(double a) { return std::nearbyint(a); }  // half to even
+double SqrtF(double a) { return std::sqrt(a); }
+double ReciprocalF(double a) { return 1.0 / a; }
+double ExpF(double a) { return std::exp(a); }
+double LogF(double a) { return std::log(a); }
+
+bool AddI(int64_t a, int64_t b, int64_t* r) {
+  return !__builtin_add_overflow(a, b, r);
+}
+bool SubI(int64_t a, int64_t b, int64_t* r) {
+  return !__builtin_sub_overflow(a, b, r);
+}
+bool MulI(int64_t a, int64_t b, int64_t* r) {
+  return !__builtin_mul_overflow(a, b, r);
+}
+bool DividesI(int64_t a, int64_t b) {
+  return b != 0 && !(a == INT64_MIN && b == -1);
+}
+bool DivI(int64_t a, int64_t b, int64_t* r) {
+  if (!DividesI(a, b)) return false;
+  *r = a / b;
+  return true;
+}
+// Mod with fmod = 0 takes the divisor's sign (Python's %); fmod = 1 the
+// dividend's (C's fmod).
+bool ModI(int64_t a, int64_t b, int64_t* r) {
+  if (!DividesI(a, b)) return false;
+  int64_t m = a % b;
+  if (m != 0 && ((m < 0) != (b < 0))) m += b;
+  *r = m;
+  return true;
+}
+bool FModI(int64_t a, int64_t b, int64_t* r) {
+  if (!DividesI(a, b)) return false;
+  *r = a % b;
+  return true;
+}
+bool PowI(int64_t a, int64_t b, int64_t* r) {
+  if (b < 0) return false;
+  int64_t p = 1;
+  for (int64_t i = 0; i < b; ++i) {
+    if (__builtin_mul_overflow(p, a, &p)) return false;
+  }
+  *r = p;
+  return true;
+}
+bool ShiftLeftI(int64_t a, int64_t b, int64_t* r) {
+  if (b < 0 || b > 63) return false;
+  *r = static_cast<int64_t>(static_cast<uint64_t>(a) << b);
+  return true;
+}
+bool ShiftRightI(int64_t a, int64_t b, int64_t* r) {
+  if (b < 0 || b > 63) return false;
+  *r = static_cast<int64_t>(static_cast<uint64_t>(a) >> b);
+  return true;
+}
+bool AndI(int64_t a, int64_t b, int64_t* r) {
+  *r = a & b;
+  return true;
+}
+bool OrI(int64_t a, int64_t b, int64_t* r) {
+  *r = a | b;
+  return true;
+}
+bool XorI(int64_t a, int64_t b, int64_t* r) {
+  *r = a ^ b;
+  return true;
+}
+bool MaxI(int64_t a, int64_t b, int64_t* r) {
+  *r = std::max(a, b);
+  return true;
+}
+bool MinI(int64_t a, int64_t b, int64_t* r) {
+  *r = std::min(a, b);
+  return true;
+}
+double AddF(double a, double b) { return a + b; }
+double SubF(double a, double b) { return a - b; }
+double MulF(double a, double b) { return a * b; }
+double DivF(double a, double b) { return a / b; }
+double ModF(double a, double b) { return a - b * std::floor(a / b); }
+double FModF(double a, double b) { return std::fmod(a, b); }
+double PowF(double a, double b) { return std::pow(a, b); }
+double MaxF(double a, double b) { return std::max(a, b); }
+double MinF(double a, double b) { return std::min(a, b); }
+
+bool EqualI(int64_t a, int64_t b) { return a == b; }
+bool LessI(int64_t a, int64_t b) { return a < b; }
+bool LessOrEqualI(int64_t a, int64_t b) { return a <= b; }
+bool GreaterI(int64_t a, int64_t b) { return a > b; }
+bool GreaterOrEqualI(int64_t a, int64_t b) { return a >= b; }
+bool AndP(int64_t a, int64_t b) { return (a != 0) && (b != 0); }
+bool OrP(int64_t a, int64_t b) { return (a != 0) || (b != 0); }
+bool XorP(int64_t a, int64_t b) { return (a != 0) != (b != 0); }
+bool EqualF(double a, double b) { return a == b; }
+bool LessF(double a, double b) { return a < b; }
+bool LessOrEqualF(double a, double b) { return a <= b; }
+bool GreaterF(double a, double b) { return a > b; }
+bool GreaterOrEqualF(double a, double b) { return a >= b; }
+
+// One fold function per op, its kernels bound at compile time.
+template <IntUnary I, FloatUnary F>
+bool FoldUnary(InferContext& ctx) {
+  return FoldUnaryWith(ctx, I, F);
+}
+template <IntBinary I, FloatBinary F>
+bool FoldBinary(InferContext& ctx) {
+  return FoldBinaryWith(ctx, I, F);
+}
+template <IntBinary I, FloatBinary F, bool kMean>
+bool FoldVariadic(InferContext& ctx) {
+  return FoldVariadicWith(ctx, I, F, kMean);
+}
+template <IntPredicate I, FloatPredicate F>
+bool FoldCompare(InferContext& ctx) {
+  return FoldCompareWith(ctx, I, F);
+}
+// Mod and BitShift choose their kernel by an attribute.
+bool FoldMod(InferContext& ctx) {
+  return ctx.node().GetInt("fmod", 0) != 0 ? FoldBinaryWith(ctx, FModI, FModF)
+                                           : FoldBinaryWith(ctx, ModI, ModF);
+}
+bool FoldBitShift(InferContext& ctx) {
+  return ctx.node().GetString("direction", "LEFT") == "LEFT"
+             ? FoldBinaryWith(ctx, ShiftLeftI, nullptr)
+             : FoldBinaryWith(ctx, ShiftRightI, nullptr);
 }
 
 bool FoldWhere(InferContext& ctx) {
@@ -300,61 +387,6 @@ bool FoldWhere(InferContext& ctx) {
     return true;
   };
   return FoldElementwise(ctx, 3, int_fn, float_fn);
-}
-
-bool FoldUnary(InferContext& ctx) {
-  const std::string& op = ctx.node().op_type;
-  auto int_fn = [&](const std::vector<Operand>& o, size_t k, int64_t* r) {
-    const int64_t a = o[0].I(k);
-    if (op == "Neg")
-      *r = -a;
-    else if (op == "Abs")
-      *r = a < 0 ? -a : a;
-    else if (op == "Not")
-      *r = a == 0;
-    else if (op == "Sign")
-      *r = (a > 0) - (a < 0);
-    else if (op == "Relu")
-      *r = std::max<int64_t>(a, 0);
-    else if (op == "BitwiseNot")
-      *r = ~a;
-    else if (op == "Floor" || op == "Ceil" || op == "Round")
-      *r = a;
-    else
-      return false;
-    return true;
-  };
-  auto float_fn = [&](const std::vector<Operand>& o, size_t k, double* r) {
-    const double a = o[0].D(k);
-    if (op == "Neg")
-      *r = -a;
-    else if (op == "Abs")
-      *r = std::fabs(a);
-    else if (op == "Floor")
-      *r = std::floor(a);
-    else if (op == "Ceil")
-      *r = std::ceil(a);
-    else if (op == "Round")
-      *r = std::nearbyint(a);  // half to even
-    else if (op == "Sqrt")
-      *r = std::sqrt(a);
-    else if (op == "Reciprocal")
-      *r = 1.0 / a;
-    else if (op == "Sign")
-      *r = (a > 0) - (a < 0);
-    else if (op == "Relu")
-      *r = std::max(a, 0.0);
-    else if (op == "Exp")
-      *r = std::exp(a);
-    else if (op == "Log")
-      *r = std::log(a);
-    else if (op == "Not")
-      *r = a == 0;
-    else
-      return false;
-    return std::isfinite(*r);
-  };
-  return FoldElementwise(ctx, 1, int_fn, float_fn);
 }
 
 // Clip(x, min, max) with optional bounds (attributes before opset 11).
@@ -668,16 +700,47 @@ bool FoldReduce(InferContext& ctx) {
   return true;
 }
 
-constexpr std::string_view kBinaryOps[] = {
-    "Add", "Sub",      "Mul",        "Div",       "Mod",
-    "Pow", "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor"};
-constexpr std::string_view kVariadicOps[] = {"Max", "Min", "Sum", "Mean"};
-constexpr std::string_view kCompareOps[] = {
-    "Equal",          "Less", "LessOrEqual", "Greater",
-    "GreaterOrEqual", "And",  "Or",          "Xor"};
-constexpr std::string_view kUnaryOps[] = {
-    "Neg",  "Abs",   "Not",  "Sign",       "Relu", "BitwiseNot", "Floor",
-    "Ceil", "Round", "Sqrt", "Reciprocal", "Exp",  "Log"};
+struct NamedFold {
+  std::string_view op;
+  FoldFn fn;
+};
+constexpr NamedFold kElementwiseFolds[] = {
+    {"Neg", FoldUnary<NegI, NegF>},
+    {"Abs", FoldUnary<AbsI, AbsF>},
+    {"Not", FoldUnary<NotI, NotF>},
+    {"Sign", FoldUnary<SignI, SignF>},
+    {"Relu", FoldUnary<ReluI, ReluF>},
+    {"BitwiseNot", FoldUnary<BitwiseNotI, nullptr>},
+    {"Floor", FoldUnary<IdentityI, FloorF>},
+    {"Ceil", FoldUnary<IdentityI, CeilF>},
+    {"Round", FoldUnary<IdentityI, RoundF>},
+    {"Sqrt", FoldUnary<nullptr, SqrtF>},
+    {"Reciprocal", FoldUnary<nullptr, ReciprocalF>},
+    {"Exp", FoldUnary<nullptr, ExpF>},
+    {"Log", FoldUnary<nullptr, LogF>},
+    {"Add", FoldBinary<AddI, AddF>},
+    {"Sub", FoldBinary<SubI, SubF>},
+    {"Mul", FoldBinary<MulI, MulF>},
+    {"Div", FoldBinary<DivI, DivF>},
+    {"Pow", FoldBinary<PowI, PowF>},
+    {"BitwiseAnd", FoldBinary<AndI, nullptr>},
+    {"BitwiseOr", FoldBinary<OrI, nullptr>},
+    {"BitwiseXor", FoldBinary<XorI, nullptr>},
+    {"Mod", FoldMod},
+    {"BitShift", FoldBitShift},
+    {"Max", FoldVariadic<MaxI, MaxF, false>},
+    {"Min", FoldVariadic<MinI, MinF, false>},
+    {"Sum", FoldVariadic<AddI, AddF, false>},
+    {"Mean", FoldVariadic<AddI, AddF, true>},
+    {"Equal", FoldCompare<EqualI, EqualF>},
+    {"Less", FoldCompare<LessI, LessF>},
+    {"LessOrEqual", FoldCompare<LessOrEqualI, LessOrEqualF>},
+    {"Greater", FoldCompare<GreaterI, GreaterF>},
+    {"GreaterOrEqual", FoldCompare<GreaterOrEqualI, GreaterOrEqualF>},
+    {"And", FoldCompare<AndP, nullptr>},
+    {"Or", FoldCompare<OrP, nullptr>},
+    {"Xor", FoldCompare<XorP, nullptr>},
+};
 constexpr std::string_view kCopyOps[] = {"Identity", "Reshape",   "Flatten",
                                          "Squeeze",  "Unsqueeze", "Dropout",
                                          "Cast",     "CastLike"};
@@ -687,10 +750,7 @@ constexpr std::string_view kReduceOps[] = {
 }  // namespace
 
 void RegisterConstantFolding(ShapeRegistry* registry) {
-  for (std::string_view op : kBinaryOps) registry->AddFold(op, FoldBinary);
-  for (std::string_view op : kVariadicOps) registry->AddFold(op, FoldVariadic);
-  for (std::string_view op : kCompareOps) registry->AddFold(op, FoldCompare);
-  for (std::string_view op : kUnaryOps) registry->AddFold(op, FoldUnary);
+  for (const NamedFold& f : kElementwiseFolds) registry->AddFold(f.op, f.fn);
   for (std::string_view op : kCopyOps) registry->AddFold(op, FoldCopy);
   for (std::string_view op : kReduceOps) registry->AddFold(op, FoldReduce);
   registry->AddFold("Where", FoldWhere);

@@ -31,6 +31,7 @@
 #include "graph/fmt_absl.h"
 #include "gtest/gtest.h"
 #include "importers/onnx_importer.h"
+#include "importers/tensor_proto.h"
 #include "onnx/onnx_pb.h"
 
 namespace ridgeline::importers {
@@ -121,7 +122,8 @@ struct Totals {
   int unresolved_as_shipped = 0;
   int unresolved_bound = 0;
   int outputs_checked = 0;
-  int upper_bounds = 0;  // outputs checked as data-dependent upper bounds
+  int upper_bounds = 0;    // outputs checked as data-dependent upper bounds
+  int values_checked = 0;  // outputs whose folded values were compared
 };
 
 TEST(ImporterNodeSuiteTest, ImportsEveryModel) {
@@ -237,16 +239,27 @@ TEST(ImporterNodeSuiteTest, ImportsEveryModel) {
       }
       EXPECT_EQ(static_cast<int32_t>(tensor.dtype), expected.data_type())
           << "output " << out.name();
+      // Values the constant evaluator folded against the published ones.
+      if (tensor.int_values.has_value() && !tensor.upper_bound) {
+        std::optional<std::vector<int64_t>> want_values =
+            TensorProtoInts(expected, 1 << 20);
+        if (want_values.has_value()) {
+          ++totals.values_checked;
+          EXPECT_EQ(*tensor.int_values, *want_values)
+              << name << ": folded values of output " << out.name();
+        }
+      }
     }
   }
   fmt::print(
       "node suite: {} models ({} with unbound symbolic dims, {} with only "
       "concrete inputs), {} tensors; unresolved: {} as shipped, {} with "
       "integer inputs bound; {} graph outputs matched the expected dims ({} "
-      "of them as data-dependent upper bounds)\n",
+      "of them as data-dependent upper bounds), {} the expected folded "
+      "integer values\n",
       totals.models, totals.symbolic, totals.concrete, totals.tensors,
       totals.unresolved_as_shipped, totals.unresolved_bound,
-      totals.outputs_checked, totals.upper_bounds);
+      totals.outputs_checked, totals.upper_bounds, totals.values_checked);
   for (const auto& [op, count] : bound_unresolved_ops) {
     fmt::print("  unresolved with inputs bound: {} x {}\n", count, op);
   }
