@@ -65,6 +65,11 @@ struct Tensor {
   std::vector<int> consumers;
   // Folded value for small integer tensors (shape computations, axes, ...).
   std::optional<std::vector<int64_t>> int_values;
+  // Folded value of a small floating tensor (at most kMaxFloatValues
+  // elements: a Dropout ratio, a scale, an epsilon), when the importer knew
+  // it (a constant, an initializer, or folded from them).
+  std::optional<std::vector<double>> float_values;
+  static constexpr size_t kMaxFloatValues = 16;
 
   bool is_weight() const { return kind == TensorKind::kInitializer; }
   // Product of dims (1 for a scalar). Requires shape_known; dims are validated

@@ -113,6 +113,45 @@ TEST(EinsumCounterTest, BatchedContraction) {
   EXPECT_DOUBLE_EQ(g.Count(e).macs, 120);
 }
 
+TEST(EinsumCounterTest, ABatchedProductRecordsItsGemm) {
+  CounterGraph g;
+  // Attention's QK^T as MaxViT exports it: batch b h = 2 x 4, M i = 16,
+  // N j = 16, K d = 8; the right operand is an activation.
+  int q = g.Input("q", {2, 4, 16, 8});
+  int k = g.Input("k", {2, 4, 16, 8});
+  int qk = g.Op("Einsum", {q, k}, {{2, 4, 16, 16}},
+                {{"equation", std::string("bhid,bhjd->bhij")}});
+  const GemmShape gemm = g.Count(qk).gemm;
+  EXPECT_DOUBLE_EQ(gemm.batch, 8);
+  EXPECT_DOUBLE_EQ(gemm.m, 16);
+  EXPECT_DOUBLE_EQ(gemm.n, 16);
+  EXPECT_DOUBLE_EQ(gemm.k, 8);
+  EXPECT_FALSE(gemm.b_is_weight);
+  EXPECT_DOUBLE_EQ(gemm.element_bytes, 4);
+  // A linear layer "bsd,df->bsf" with a weight: M b s = 6, N f = 5, K d = 4.
+  int x = g.Input("x", {2, 3, 4});
+  int w = g.Weight("w", {4, 5});
+  int lin = g.Op("Einsum", {x, w}, {{2, 3, 5}},
+                 {{"equation", std::string("bsd,df->bsf")}});
+  const GemmShape lg = g.Count(lin).gemm;
+  EXPECT_DOUBLE_EQ(lg.batch, 1);
+  EXPECT_DOUBLE_EQ(lg.m, 6);
+  EXPECT_DOUBLE_EQ(lg.n, 5);
+  EXPECT_DOUBLE_EQ(lg.k, 4);
+  EXPECT_TRUE(lg.b_is_weight);
+  // Not a GEMM: j summed out of the second operand alone ("ij,jk->i"), or a
+  // diagonal ("ii,ij->j").
+  int a = g.Input("a", {3, 4});
+  int b = g.Input("b", {4, 5});
+  int rowsum =
+      g.Op("Einsum", {a, b}, {{3}}, {{"equation", std::string("ij,jk->i")}});
+  EXPECT_DOUBLE_EQ(g.Count(rowsum).gemm.batch, 0);
+  int sq = g.Input("sq", {4, 4});
+  int diag =
+      g.Op("Einsum", {sq, b}, {{5}}, {{"equation", std::string("ii,ij->j")}});
+  EXPECT_DOUBLE_EQ(g.Count(diag).gemm.batch, 0);
+}
+
 TEST(EinsumCounterTest, ImplicitOutputAndSpaces) {
   CounterGraph g;
   int a = g.Input("a", {3, 4});

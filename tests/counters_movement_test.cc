@@ -96,5 +96,17 @@ TEST(MovementCounterTest, TrainingDropoutIsNotAView) {
   EXPECT_DOUBLE_EQ(c.other_flops, 16);  // mask compare + multiply
 }
 
+TEST(MovementCounterTest, TrainingDropoutOfRatioZeroCopiesItsInput) {
+  // ONNX Dropout: a ratio of 0 gives "a simple copy of the input" even in
+  // training mode (torchvision's Swin exports it so): a view.
+  CounterGraph g;
+  int x = g.Input("x", {8});
+  int ratio = g.Weight("ratio", {});
+  int training = g.IntConstant("training", {1}, /*scalar=*/true, DType::kBool);
+  int dropout = g.Op("Dropout", {x, ratio, training}, {{8}});
+  g.graph().mutable_tensor(ratio).float_values = std::vector<double>{0.0};
+  EXPECT_TRUE(g.Count(dropout).view);
+}
+
 }  // namespace
 }  // namespace ridgeline::engine

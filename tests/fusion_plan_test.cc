@@ -273,6 +273,73 @@ TEST(PlanFusionTest, AttentionTakesTheOutputTransposeThroughAView) {
   EXPECT_EQ(g.tensor(boundary.outputs[0]).name, "t");
 }
 
+// torchvision's Swin exports its window attention with the mask added
+// between two Reshapes and a Dropout(training_mode = true, ratio = 0) after
+// the Softmax: a copy of its input (the ONNX spec), so still one kernel. A
+// ratio of 0.5 is a real dropout, whose scores must be written.
+TEST(PlanFusionTest, AttentionThroughReshapedMasksAndAnIdentityDropout) {
+  for (const double ratio : {0.0, 0.5}) {
+    GraphBuilder b;
+    int q = b.Input("q", {1, 2, 8, 4});
+    int k = b.Input("k", {1, 2, 8, 4});
+    int v = b.Input("v", {1, 2, 8, 4});
+    int mask = b.Input("mask", {2, 8, 8});
+    int shape3 = b.Weight("shape3", {3}, graph::DType::kInt64);
+    int shape4 = b.Weight("shape4", {4}, graph::DType::kInt64);
+    int rate = b.Weight("ratio", {});
+    int mode = b.Weight("training_mode", {}, graph::DType::kBool);
+    int kt = b.Value("kt", {1, 2, 4, 8});
+    int s = b.Value("s", {1, 2, 8, 8});
+    int s3 = b.Value("s3", {2, 8, 8});
+    int sm = b.Value("sm", {2, 8, 8});
+    int s4 = b.Value("s4", {1, 2, 8, 8});
+    int p = b.Value("p", {1, 2, 8, 8});
+    int d = b.Value("d", {1, 2, 8, 8});
+    int o = b.Value("o", {1, 2, 8, 4});
+    b.Node("k_t", "Transpose", {k}, {kt},
+           Attrs({{"perm", std::vector<int64_t>{0, 1, 3, 2}}}));
+    b.Node("qk", "MatMul", {q, kt}, {s});
+    b.Node("to3", "Reshape", {s, shape3}, {s3});
+    b.Node("mask", "Add", {s3, mask}, {sm});
+    b.Node("to4", "Reshape", {sm, shape4}, {s4});
+    b.Node("softmax", "Softmax", {s4}, {p}, Attrs({{"axis", int64_t{-1}}}));
+    b.Node("dropout", "Dropout", {p, rate, mode}, {d});
+    b.Node("av", "MatMul", {d, v}, {o});
+    b.Output(o);
+    graph::Graph g = b.Finish();
+    g.mutable_tensor(rate).float_values = std::vector<double>{ratio};
+    g.mutable_tensor(mode).int_values = std::vector<int64_t>{1};
+    FusionPlan plan = *PlanFusion(g, *ParseFusionKinds("attention"));
+    if (ratio == 0) {
+      ASSERT_EQ(plan.groups.size(), 1u);
+      EXPECT_EQ(plan.groups[0].members.size(), 8u);  // every node
+    } else {
+      EXPECT_TRUE(plan.groups.empty());
+    }
+  }
+}
+
+// MaxViT's attention: both products are Einsums.
+TEST(PlanFusionTest, AttentionWithEinsumProducts) {
+  GraphBuilder b;
+  int q = b.Input("q", {1, 2, 8, 4});
+  int k = b.Input("k", {1, 2, 8, 4});
+  int v = b.Input("v", {1, 2, 8, 4});
+  int s = b.Value("s", {1, 2, 8, 8});
+  int p = b.Value("p", {1, 2, 8, 8});
+  int o = b.Value("o", {1, 2, 8, 4});
+  b.Node("qk", "Einsum", {q, k}, {s},
+         Attrs({{"equation", std::string("bhid,bhjd->bhij")}}));
+  b.Node("softmax", "Softmax", {s}, {p}, Attrs({{"axis", int64_t{-1}}}));
+  b.Node("av", "Einsum", {p, v}, {o},
+         Attrs({{"equation", std::string("bhij,bhjd->bhid")}}));
+  b.Output(o);
+  graph::Graph g = b.Finish();
+  FusionPlan plan = *PlanFusion(g, *ParseFusionKinds("attention"));
+  ASSERT_EQ(plan.groups.size(), 1u);
+  EXPECT_EQ(plan.groups[0].members.size(), 3u);
+}
+
 // x -> Relu -> a; a -> MatMul(W) -> m; Add(a, m) -> y. Relu and Add are
 // both elementwise and adjacent, but one group {Relu, Add} would sit on the
 // cycle group -> MatMul -> group.

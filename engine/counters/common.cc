@@ -143,6 +143,25 @@ std::optional<int64_t> FoldedScalar(const graph::Tensor* tensor) {
   return (*tensor->int_values)[0];
 }
 
+std::optional<double> FoldedFloatScalar(const graph::Tensor* tensor) {
+  if (tensor == nullptr || !tensor->float_values.has_value() ||
+      tensor->float_values->size() != 1) {
+    return std::nullopt;
+  }
+  return (*tensor->float_values)[0];
+}
+
+bool DropoutIsIdentity(const graph::Graph& graph, const graph::Node& node) {
+  auto input = [&](size_t i) -> const graph::Tensor* {
+    const int t = node.Input(i);
+    return t >= 0 ? &graph.tensor(t) : nullptr;
+  };
+  const std::optional<int64_t> mode = FoldedScalar(input(2));
+  if (!mode.has_value() || *mode == 0) return true;
+  const std::optional<double> ratio = FoldedFloatScalar(input(1));
+  return ratio.has_value() && *ratio == 0;
+}
+
 void ScaleCost(double factor, Cost* cost) {
   cost->macs *= factor;
   cost->other_flops *= factor;

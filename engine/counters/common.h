@@ -64,6 +64,14 @@ double DimProduct(const graph::Dims& dims, size_t begin, size_t end);
 // The folded scalar value of an integer tensor (int_values with one element),
 // if known.
 std::optional<int64_t> FoldedScalar(const graph::Tensor* tensor);
+// The folded scalar value of a floating tensor (float_values with one
+// element), if known.
+std::optional<double> FoldedFloatScalar(const graph::Tensor* tensor);
+
+// True for a Dropout that passes its input through: training_mode absent or
+// folded to false (inference), or a ratio folded to 0 (the ONNX spec: "a
+// simple copy of the input"), as torchvision's Swin exports it.
+bool DropoutIsIdentity(const graph::Graph& graph, const graph::Node& node);
 
 // Multiplies every count of `cost` by `factor` (flags and note kept).
 void ScaleCost(double factor, Cost* cost);

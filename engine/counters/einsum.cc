@@ -3,7 +3,9 @@
 // pairwise left to right; each step costs the product of the distinct labels
 // of the pair, and keeps only the labels a later operand or the output needs.
 // One operand (transpose, diagonal, sum): no MACs; one add per input element
-// when a label is summed out. "..." stands for broadcast batch labels.
+// when a label is summed out. "..." stands for broadcast batch labels. A
+// two-operand equation that is a batched matrix product also records that
+// GEMM (Cost::gemm), which the kernel model tiles like a MatMul's.
 #include "graph/einsum.h"
 
 #include <algorithm>
@@ -45,6 +47,38 @@ absl::StatusOr<std::vector<Label>> Expand(const CountContext& ctx,
     if (i < letters) labels.push_back(static_cast<Label>(term.letters[i]));
   }
   return labels;
+}
+
+// The batched GEMM a two-operand equation is, when it is one: every label
+// is a batch label (both operands and the output), an M label (operand 0
+// and the output), an N label (operand 1 and the output) or a K label (both
+// operands, summed out), each once per operand ("bhid,bhjd->bhij": batch
+// b h, M i, N j, K d). Otherwise (a label summed out of one operand only, a
+// diagonal) an empty shape.
+GemmShape TwoOperandGemm(const CountContext& ctx,
+                         const std::vector<std::vector<Label>>& labels,
+                         const std::map<Label, double>& size,
+                         const std::set<Label>& output) {
+  const std::set<Label> a(labels[0].begin(), labels[0].end());
+  const std::set<Label> b(labels[1].begin(), labels[1].end());
+  if (a.size() != labels[0].size() || b.size() != labels[1].size()) return {};
+  GemmShape g{.batch = 1, .m = 1, .n = 1, .k = 1};
+  for (const auto& [x, n] : size) {
+    const bool in_a = a.contains(x), in_b = b.contains(x);
+    const bool out = output.contains(x);
+    if (in_a && in_b) {
+      (out ? g.batch : g.k) *= n;
+    } else if (out) {
+      (in_a ? g.m : g.n) *= n;
+    } else {
+      return {};  // summed out of one operand alone
+    }
+  }
+  const graph::Tensor* rhs = ctx.input(1);
+  g.b_is_weight = rhs != nullptr && IsWeight(ctx.graph, *rhs);
+  g.element_bytes =
+      rhs != nullptr ? ctx.pricer.ElementBytes(ctx.graph, *rhs) : 0;
+  return g;
 }
 
 absl::StatusOr<Cost> CountEinsum(const CountContext& ctx) {
@@ -104,6 +138,8 @@ absl::StatusOr<Cost> CountEinsum(const CountContext& ctx) {
     if (reduces) cost.other_flops = Elements(*operands[0]) * 1.0;
     return cost;
   }
+  if (operands.size() == 2)
+    cost.gemm = TwoOperandGemm(ctx, labels, size, output);
   std::set<Label> current(labels[0].begin(), labels[0].end());
   for (size_t i = 1; i < labels.size(); ++i) {
     std::set<Label> pair = current;

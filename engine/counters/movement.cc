@@ -27,11 +27,11 @@ absl::StatusOr<Cost> CountView(const CountContext& ctx) {
 }
 
 // Dropout is a view in inference; only a training_mode input folded to true
-// makes it draw a mask and multiply (2 per element). An unfolded
-// training_mode is taken as inference, the case this analyzer models.
+// with a ratio not folded to 0 makes it draw a mask and multiply (2 per
+// element). An unfolded training_mode is taken as inference, the case this
+// analyzer models (DropoutIsIdentity).
 absl::StatusOr<Cost> CountDropout(const CountContext& ctx) {
-  const std::optional<int64_t> mode = FoldedScalar(ctx.input(2));
-  if (!mode.has_value() || *mode == 0) return CountView(ctx);
+  if (DropoutIsIdentity(ctx.graph, ctx.node)) return CountView(ctx);
   absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
   if (!y.ok()) return y.status();
   Cost cost = DefaultTraffic(ctx);

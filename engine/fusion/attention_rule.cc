@@ -1,11 +1,11 @@
 // The attention rule: MatMul(Q, K^T) -> [scale, mask, Where, Cast]* ->
-// Softmax -> [Cast]* -> MatMul(P, V), plus the layout ops that only feed Q,
-// K^T and V (Transpose, the Expand/Reshape of grouped-query attention, views,
-// and a Transpose of the output, through the views before it,
-// a scalar scale), as one flash-attention kernel. Every score tensor must be
-// used only by the next op of the pattern: a score tensor needed elsewhere
-// would have to be written, which flash attention does not do, so no group is
-// formed then. com.microsoft attention ops become groups of their own.
+// Softmax -> [Cast, inference Dropout or Identity]* -> MatMul(P, V), plus
+// the layout ops that only feed Q, K^T and V (Transpose, the Expand/Reshape of
+// grouped-query attention, views, and a Transpose of the output, through the
+// views before it, a scalar scale), as one flash-attention kernel. Every score
+// tensor must be used only by the next op of the pattern: a score tensor needed
+// elsewhere would have to be written, which flash attention does not do, so no
+// group is formed then. com.microsoft attention ops become groups of their own.
 #include <vector>
 
 #include "engine/fusion/op_sets.h"
@@ -42,7 +42,7 @@ bool FindScoreChain(const RuleContext& context, const GroupBuilder& builder,
     *qk = p;
     return true;
   }
-  if (!IsScoreOp(node)) return false;
+  if (!IsScoreOp(node) && !IsPureView(node)) return false;
   const int64_t out_elements = context.OutputElements(p, 0);
   for (int in : node.inputs) {
     if (in < 0) continue;
@@ -94,7 +94,8 @@ void TryPattern(const RuleContext& context, GroupBuilder& builder,
   int qk = -1;
   if (!FindScoreChain(context, builder, s.Input(0), 0, &members, &qk)) return;
   members.push_back(softmax);
-  // Forward through Casts to the AV product.
+  // Forward through Casts and inference no-ops (a Dropout left in an
+  // exported eval model) to the AV product.
   int probs = s.Output(0);
   int av = -1;
   for (int i = 0; i <= kMaxScoreOps && probs >= 0; ++i) {
@@ -107,7 +108,10 @@ void TryPattern(const RuleContext& context, GroupBuilder& builder,
       av = c;
       break;
     }
-    if (!(node.domain.empty() && node.op_type == "Cast")) return;
+    if (!(node.domain.empty() && node.op_type == "Cast") &&
+        !IsInferenceIdentity(graph, node)) {
+      return;
+    }
     members.push_back(c);
     probs = node.Output(0);
   }

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "absl/container/flat_hash_set.h"
+#include "engine/counters/common.h"
 
 namespace ridgeline::engine::fusion {
 namespace {
@@ -173,7 +174,13 @@ bool IsScoreOp(const graph::Node& node) {
 }
 
 bool IsAttentionMatMul(const graph::Node& node) {
-  if (IsDefaultDomain(node)) return node.op_type == "MatMul";
+  if (IsDefaultDomain(node)) {
+    // A two-operand Einsum ("bhid,bhjd->bhij", MaxViT's and many research
+    // exports' attention) is a product too; the attention kernel takes its
+    // GEMM shape from the counter, and none when it is not a batched GEMM.
+    return node.op_type == "MatMul" ||
+           (node.op_type == "Einsum" && node.inputs.size() == 2);
+  }
   return IsMicrosoft(node) && node.op_type == "FusedMatMul";
 }
 
@@ -187,6 +194,12 @@ bool IsContribAttention(const graph::Node& node) {
                                              "DecoderMaskedSelfAttention",
                                              "SparseAttention"};
   return IsMicrosoft(node) && In(*kOps, node);
+}
+
+bool IsInferenceIdentity(const graph::Graph& graph, const graph::Node& node) {
+  if (!IsDefaultDomain(node)) return false;
+  if (node.op_type == "Identity") return true;
+  return node.op_type == "Dropout" && counters::DropoutIsIdentity(graph, node);
 }
 
 bool IsAttentionLayoutOp(const graph::Node& node) {

@@ -40,7 +40,7 @@ bool IsElementwiseGroupOp(const graph::Node& node);
 bool IsScoreOp(const graph::Node& node);
 
 // A plain (batched) matrix product usable as the QK^T or AV product: MatMul,
-// com.microsoft FusedMatMul.
+// a two-operand Einsum, com.microsoft FusedMatMul.
 bool IsAttentionMatMul(const graph::Node& node);
 
 // com.microsoft attention kernels: Attention, MultiHeadAttention,
@@ -48,6 +48,10 @@ bool IsAttentionMatMul(const graph::Node& node);
 // DecoderMaskedMultiHeadAttention, DecoderMaskedSelfAttention,
 // SparseAttention.
 bool IsContribAttention(const graph::Node& node);
+
+// An op that is the identity at inference: Identity, or a Dropout that
+// passes its input through (counters::DropoutIsIdentity; priced as a view).
+bool IsInferenceIdentity(const graph::Graph& graph, const graph::Node& node);
 
 // Layout ops a fused attention kernel reads through (strided loads, GQA head
 // sharing): Transpose, Expand, pure views, Cast.

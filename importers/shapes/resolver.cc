@@ -8,6 +8,7 @@
 #include "importers/shapes/onnx_fallback.h"
 #include "importers/shapes/schema_check.h"
 #include "importers/shapes/util.h"
+#include "importers/tensor_proto.h"
 
 namespace ridgeline::importers::shapes {
 namespace {
@@ -69,6 +70,7 @@ absl::Status Resolver::Run() {
     if (absl::Status s = ResolveNode(n); !s.ok()) return s;
   }
   InlineTakenBranches();
+  PublishFloatValues();
   const auto& tensors = graph_.tensors();
   for (size_t t = 0; t < tensors.size(); ++t) {
     const graph::Tensor& tensor = tensors[t];
@@ -111,6 +113,22 @@ absl::Status Resolver::Run() {
         bounded.size(), graph::ListSome(bounded, 5)));
   }
   return absl::OkStatus();
+}
+
+void Resolver::PublishFloatValues() {
+  for (const auto& [t, values] : state_.floats) {
+    if (values.size() <= graph::Tensor::kMaxFloatValues) {
+      graph_.mutable_tensor(t).float_values = values;
+    }
+  }
+  // Initializers the folds never read: decode the scalars only.
+  for (const auto& [t, proto] : state_.lazy_floats) {
+    if (graph_.tensor(t).float_values.has_value()) continue;
+    int64_t count = 1;
+    for (int64_t d : proto->dims()) count *= std::max<int64_t>(d, 0);
+    if (count != 1) continue;
+    graph_.mutable_tensor(t).float_values = TensorProtoFloats(*proto, 1);
+  }
 }
 
 void Resolver::IndexSubgraphs() {

@@ -52,6 +52,10 @@ class Resolver {
 
   void IndexSubgraphs();
   void IndexInitializers(const onnx::GraphProto& g, const std::string& prefix);
+  // Copies the small floating values the folds knew onto the graph's
+  // tensors (graph::Tensor::float_values), and the floating scalars of
+  // initializers they did not read.
+  void PublishFloatValues();
   void BindGraphInputTypes();
 
   absl::Status ResolveNode(int n);
