@@ -85,10 +85,28 @@ absl::Status CheckOptions(const AnalyzeOptions& o) {
   return absl::OkStatus();
 }
 
+// The dtype a MAC layer's operand `tensor` is computed in: its own, or for
+// the output of a DequantizeLinear the quantized input's (a QDQ model: the
+// runtime fuses the DequantizeLinear into the layer and runs it in the
+// quantized type, TensorRT's explicit quantization, ONNX Runtime's QDQ ->
+// QLinearConv).
+graph::DType MathDType(const graph::Graph& graph, int tensor) {
+  const int p = graph.tensor(tensor).producer;
+  if (p >= 0) {
+    const graph::Node& node = graph.node(p);
+    if ((node.domain.empty() || node.domain == "com.microsoft") &&
+        node.op_type == "DequantizeLinear" && node.Input(0) >= 0) {
+      return graph.tensor(node.Input(0)).dtype;
+    }
+  }
+  return graph.tensor(tensor).dtype;
+}
+
 // The dtype whose peak a model at its own dtypes runs at: the dtype of the
-// first input (the activation / A operand) of the MAC-heavy layers, weighted
-// by MACs. A layer with no MACs votes with its FLOPs by its output dtype only
-// when the model has no MAC layer at all.
+// first input (the activation / A operand) of the MAC-heavy layers
+// (MathDType: a dequantized operand's quantized type), weighted by MACs. A
+// layer with no MACs votes with its FLOPs by its output dtype only when the
+// model has no MAC layer at all.
 absl::StatusOr<PeakChoice> ModelDTypePeak(
     const graph::Graph& graph, const Hardware& hw,
     const std::vector<LayerResult>& layers, double flops_per_mac) {
@@ -100,7 +118,7 @@ absl::StatusOr<PeakChoice> ModelDTypePeak(
     if (layer.cost.macs > 0) {
       const int in = node.Input(0);
       if (in < 0) continue;
-      const graph::DType dtype = graph.tensor(in).dtype;
+      const graph::DType dtype = MathDType(graph, in);
       std::optional<std::string_view> key = PeakKeyForDType(dtype);
       if (!key) continue;
       auto& vote = mac_votes[std::string(*key)];

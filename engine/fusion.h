@@ -21,7 +21,8 @@
 //               contrib forms) followed by bias Add, BatchNormalization,
 //               activations (incl. the Erf-GELU and x*Sigmoid(x) patterns),
 //               residual Add, Quantize/DequantizeLinear; DequantizeLinear
-//               nodes that feed only the anchor are taken too.
+//               nodes that feed only the anchor are taken too (its
+//               prologue), never as the epilogue of the anchor before.
 //   elementwise maximal connected sets of elementwise / broadcast ops, the
 //               layout ops a generated kernel indexes into (Slice, Concat
 //               other than a KV-cache append, Transpose, Expand), norms

@@ -3,7 +3,9 @@
 // Expected bytes and times are worked out by hand in the comments (fp32 = 4
 // bytes per element); unfused layer bytes follow issue 3's default traffic
 // (every input read once, every output written once).
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "engine/fusion.h"
 #include "engine/fusion_report.h"
@@ -191,6 +193,61 @@ TEST(ApplyFusionTest, NoGroupsChangesNothing) {
   EXPECT_DOUBLE_EQ(r.latency_s, r.latency_unfused_s);
   EXPECT_DOUBLE_EQ(r.speedup, 1);
   EXPECT_NE(RenderFusionText(r).find("speed-up 1.00x"), std::string::npos);
+}
+
+// A QDQ (explicitly quantized) chain: x -> Q -> DQ -> MatMul(DQ(w0)) ->
+// Relu -> Q -> DQ -> MatMul(DQ(w1)) -> y. The int8 activations and weights
+// hold the MACs, so the model runs at the int8 peak; and each DequantizeLinear
+// belongs to the MatMul that reads it (its prologue), so the first kernel
+// writes the quantized int8 tensor, not the dequantized fp32 one.
+TEST(ApplyFusionTest, AQdqModelRunsInt8AndWritesQuantizedTensors) {
+  GraphBuilder b;
+  using graph::DType;
+  int x = b.Input("x", {4, 16});
+  int s = b.Weight("s", {});
+  int z = b.Weight("z", {}, DType::kInt8);
+  int w0 = b.Weight("w0", {16, 16}, DType::kInt8);
+  int w1 = b.Weight("w1", {16, 16}, DType::kInt8);
+  int xq = b.Value("xq", {4, 16}, DType::kInt8);
+  int xd = b.Value("xd", {4, 16});
+  int w0d = b.Value("w0d", {16, 16});
+  int w1d = b.Value("w1d", {16, 16});
+  int m0 = b.Value("m0", {4, 16});
+  int r0 = b.Value("r0", {4, 16});
+  int rq = b.Value("rq", {4, 16}, DType::kInt8);
+  int rd = b.Value("rd", {4, 16});
+  int y = b.Value("y", {4, 16});
+  b.Node("x_q", "QuantizeLinear", {x, s, z}, {xq});
+  b.Node("x_dq", "DequantizeLinear", {xq, s, z}, {xd});
+  b.Node("w0_dq", "DequantizeLinear", {w0, s, z}, {w0d});
+  b.Node("w1_dq", "DequantizeLinear", {w1, s, z}, {w1d});
+  b.Node("mm0", "MatMul", {xd, w0d}, {m0});
+  b.Node("relu0", "Relu", {m0}, {r0});
+  b.Node("r_q", "QuantizeLinear", {r0, s, z}, {rq});
+  b.Node("r_dq", "DequantizeLinear", {rq, s, z}, {rd});
+  b.Node("mm1", "MatMul", {rd, w1d}, {y});
+  b.Output(y);
+  graph::Graph g = b.Finish();
+  const Analysis a = *Analyze(g, ToyDevice(), ToyOptions());
+  EXPECT_EQ(a.assumptions.peak_precision, "int8");
+  EXPECT_EQ(a.assumptions.peak_flops_per_s, 2e12);
+  FusionPlan plan = *PlanFusion(g, *ParseFusionKinds("epilogue"));
+  bool first = false, second = false;
+  for (const FusionGroup& group : plan.groups) {
+    std::vector<std::string> names;
+    for (int m : group.members) names.push_back(g.node(m).name);
+    std::sort(names.begin(), names.end());
+    if (std::find(names.begin(), names.end(), "mm0") != names.end()) {
+      // x_dq and w0_dq as prologue, Relu and the Q as epilogue; not r_dq.
+      EXPECT_EQ(names, (std::vector<std::string>{"mm0", "r_q", "relu0", "w0_dq",
+                                                 "x_dq"}));
+      first = true;
+    } else if (std::find(names.begin(), names.end(), "mm1") != names.end()) {
+      EXPECT_EQ(names, (std::vector<std::string>{"mm1", "r_dq", "w1_dq"}));
+      second = true;
+    }
+  }
+  EXPECT_TRUE(first && second);
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 // Q/DQ, views) that keep the anchor's output size: every member's output has
 // as many elements as the anchor's, and every operand from outside the group
 // has at most that many. DequantizeLinear nodes whose output feeds only the
-// anchor are taken as its prologue (the kernel reads the quantized tensor).
+// anchor are taken as its prologue (the kernel reads the quantized tensor),
+// and never as the epilogue of the anchor before it.
 #include <algorithm>
 #include <deque>
 #include <vector>
@@ -18,6 +19,20 @@ namespace {
 bool IsDequantize(const graph::Node& node) {
   return (node.domain.empty() || node.domain == "com.microsoft") &&
          node.op_type == "DequantizeLinear";
+}
+
+// A DequantizeLinear whose output only an anchor reads is that anchor's
+// prologue (the next kernel reads the quantized tensor the Q before it
+// wrote), not an epilogue member that would write it dequantized.
+bool IsPrologueOfAnotherAnchor(const RuleContext& context,
+                               const graph::Node& node) {
+  if (!IsDequantize(node) || node.Output(0) < 0 ||
+      !context.SingleUse(node.Output(0))) {
+    return false;
+  }
+  const graph::Graph& graph = context.graph();
+  const int consumer = graph.tensor(node.Output(0)).consumers[0];
+  return IsEpilogueAnchor(graph.node(consumer));
 }
 
 // The candidate keeps the epilogue's size: outputs as large as the anchor's,
@@ -106,6 +121,7 @@ void GrowEpilogue(const RuleContext& context, GroupBuilder& builder,
       if (builder.GroupOf(c) == g ||
           !context.Free(builder, c, FusionKind::kEpilogue) ||
           !IsEpilogueOp(graph.node(c)) ||
+          IsPrologueOfAnotherAnchor(context, graph.node(c)) ||
           !KeepsSize(context, builder, g, c, anchor_elements)) {
         continue;
       }
