@@ -44,7 +44,7 @@ TEST(HardwareZooTest, HasTheRequiredDevices) {
   const std::vector<engine::Hardware> all = Catalog();
   for (const char* key :
        {"a100-40gb-sxm", "a100-80gb-sxm", "h100-sxm", "h100-pcie", "h200-sxm",
-        "b200", "l4", "l40s", "t4", "v100-sxm2", "mi300x", "tpu-v5e",
+        "b200", "l4", "l40s", "t4", "a10", "v100-sxm2", "mi300x", "tpu-v5e",
         "jetson-agx-orin-64gb", "epyc-9654"}) {
     absl::StatusOr<engine::Hardware> hw = engine::FindHardware(all, key);
     EXPECT_TRUE(hw.ok()) << key << ": " << hw.status();
@@ -62,6 +62,7 @@ TEST(HardwareZooTest, AliasesAndNamesResolveCaseInsensitively) {
   EXPECT_EQ(key_of("NVIDIA H100 SXM5 80GB"), "h100-sxm");
   EXPECT_EQ(key_of("H100_SXM"), "h100-sxm");  // punctuation ignored
   EXPECT_EQ(key_of("a100"), "a100-80gb-sxm");
+  EXPECT_EQ(key_of("A10"), "a10");  // not a prefix match of the A100
   EXPECT_EQ(key_of("A100-40GB"), "a100-40gb-sxm");
   EXPECT_EQ(key_of("h200"), "h200-sxm");
   EXPECT_EQ(key_of("B200"), "b200");
