@@ -286,13 +286,22 @@ bool FModI(int64_t a, int64_t b, int64_t* r) {
   *r = a % b;
   return true;
 }
+// Exponentiation by squaring: at most 2 x 63 multiplications whatever b is
+// (a loop of b multiplications would spin on Pow(1, 10^18)).
 bool PowI(int64_t a, int64_t b, int64_t* r) {
   if (b < 0) return false;
-  int64_t p = 1;
-  for (int64_t i = 0; i < b; ++i) {
-    if (__builtin_mul_overflow(p, a, &p)) return false;
+  int64_t result = 1;
+  int64_t base = a;
+  while (b > 0) {
+    if ((b & 1) != 0 && __builtin_mul_overflow(result, base, &result)) {
+      return false;
+    }
+    b >>= 1;
+    // Another bit remains, so base^2 is a factor of the result: if it
+    // overflows, so does the result.
+    if (b > 0 && __builtin_mul_overflow(base, base, &base)) return false;
   }
-  *r = p;
+  *r = result;
   return true;
 }
 bool ShiftLeftI(int64_t a, int64_t b, int64_t* r) {

@@ -221,5 +221,13 @@ TEST(DecoderMaskedMhaCounterTest, AnUnknownPastLengthAttendsToTheWholeBuffer) {
   EXPECT_NE(c.note.find("past_sequence_length unknown"), std::string::npos);
 }
 
+TEST(DecoderMaskedMhaCounterTest, AScalarOutputIsAnErrorNotACrash) {
+  CounterGraph g;
+  int q = g.Input("q", {1, 1, 32});
+  int op = g.Op("DecoderMaskedMultiHeadAttention", {q}, {{}},
+                {{"num_heads", int64_t{2}}}, "com.microsoft");
+  EXPECT_FALSE(g.TryCount(op).ok());
+}
+
 }  // namespace
 }  // namespace ridgeline::engine

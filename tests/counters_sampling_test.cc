@@ -135,6 +135,14 @@ TEST(DftCounterTest, RealAndComplexInputs) {
   EXPECT_DOUBLE_EQ(g.Count(idft).other_flops, 704);
 }
 
+TEST(DftCounterTest, AnEmptySignalHasNoTransforms) {
+  CounterGraph g;
+  int x = g.Input("x", {2, 0, 1});  // a 0-length signal (--dim len=0)
+  int dft = g.Op("DFT", {x}, {{2, 0, 2}});
+  Cost c = g.Count(dft);
+  EXPECT_DOUBLE_EQ(c.other_flops, 0);  // not NaN
+}
+
 TEST(DftCounterTest, Opset20TakesItsAxisFromAnInput) {
   CounterGraph g;
   int x = g.Input("x", {3, 4, 1});

@@ -201,6 +201,10 @@ absl::StatusOr<Cost> CountDecoderMaskedMha(const CountContext& ctx) {
   if (!y.ok()) return y.status();
   absl::StatusOr<int64_t> heads = PositiveAttr(ctx, "num_heads");
   if (!heads.ok()) return heads.status();
+  if ((*y)->dims.size() != 3) {
+    return NodeError(ctx, fmt::format("output {} is not [B, S, D]",
+                                      graph::ShapeString(**y)));
+  }
   const double n = static_cast<double>(*heads);
   const double b = static_cast<double>((*q)->dims[0]);
   const double s = static_cast<double>((*q)->dims[1]);

@@ -142,7 +142,8 @@ absl::StatusOr<Cost> CountRoiAlign(const CountContext& ctx) {
         "as {} x {} samples per bin",
         ratio, ratio);
   }
-  const double samples = static_cast<double>(ratio * ratio);
+  const double samples =
+      static_cast<double>(ratio) * static_cast<double>(ratio);  // no overflow
   const double num_rois = static_cast<double>((*y)->dims[0]);
   const double bins = num_rois * DimProduct((*y)->dims, 2, 4);
   const double per_sample =

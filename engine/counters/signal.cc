@@ -50,8 +50,10 @@ absl::StatusOr<Cost> CountDft(const CountContext& ctx) {
     n = static_cast<double>(*folded);
   }
   const bool complex = dims.back() == 2;
+  // An empty signal (a 0-sized dim) has no transforms to run.
+  const double per_transform = static_cast<double>(dims[*at]) * dims.back();
   const double transforms =
-      Elements(**x) / (static_cast<double>(dims[*at]) * dims.back());
+      per_transform > 0 ? Elements(**x) / per_transform : 0;
   Cost cost = TrafficOf(ctx, {0});
   cost.other_flops = transforms * TransformFlops(n, complex);
   if (ctx.node.GetInt("inverse", 0) != 0) {
