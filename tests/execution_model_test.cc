@@ -948,6 +948,26 @@ TEST(ExecutionModel, KvAppendIsWrittenInPlaceByCompiledButCopiedByEager) {
             2 * c["summary"]["kernels"].get<int>());
 }
 
+TEST(ExecutionModel, SwinWindowAttentionIsOneKernelPerBlock) {
+  // torchvision's Swin-T has 2 + 2 + 6 + 2 = 12 transformer blocks, each
+  // with one (shifted-)window attention: QK^T, the relative-position bias
+  // (and, in shifted blocks, the mask added between two Reshapes), Softmax,
+  // a Dropout(ratio 0, training_mode true) as the exporter writes it, and
+  // AV. Each is one flash-attention kernel under a fusing runtime; before
+  // 2026-12-07 (twenty-first session) the Dropout and the Reshapes kept all
+  // 12 apart.
+  const std::string swin = std::string(RIDGELINE_SOURCE_DIR) +
+                           "/tests/fixtures/torchvision/swin_t.onnx";
+  for (const char* runtime : {"tensorrt", "compiled"}) {
+    SCOPED_TRACE(runtime);
+    const nlohmann::json j =
+        RunJson({swin, "--hw", "a100", "--runtime", runtime});
+    int attention = 0;
+    for (const auto& k : j["kernels"]) attention += k["class"] == "attention";
+    EXPECT_EQ(attention, 12);
+  }
+}
+
 TEST(ExecutionModel, TensorRtPreparesQkvInsideItsAttentionOp) {
   // The tensorrt profile's attention op prepares its own Q, K and V
   // (attention_prologue_fused; TensorRT-LLM's QKV preprocessing kernel).
