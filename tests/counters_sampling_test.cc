@@ -210,6 +210,18 @@ TEST(DetCounterTest, LuFactorizationOfEachMatrix) {
   EXPECT_FALSE(g.TryCount(bad).ok());
 }
 
+TEST(UniqueCounterTest, SortsThenComparesNeighbours) {
+  CounterGraph g;
+  int x = g.Input("x", {8});
+  int u = g.Op("Unique", {x}, {{8}});
+  // 8 elements, n = 8 items: 8 x (log2 8 = 3 + 1) = 32 compares.
+  EXPECT_DOUBLE_EQ(g.Count(u).other_flops, 32);
+  int m = g.Input("m", {4, 3});
+  int rows = g.Op("Unique", {m}, {{4, 3}}, {{"axis", int64_t{0}}});
+  // 4 rows of 3: 12 x (log2 4 = 2 + 1) = 36 element compares.
+  EXPECT_DOUBLE_EQ(g.Count(rows).other_flops, 36);
+}
+
 TEST(SwishCounterTest, IsQuickGeluShaped) {
   CounterGraph g;
   int x = g.Input("x", {5});

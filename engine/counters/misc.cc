@@ -5,6 +5,7 @@
 //  - Range: one add per output element. ConstantOfShape, EyeLike: only the
 //    output is written. NonZero: one compare per input element.
 //  - Det: an LU factorization (LAPACK's count), see CountDet.
+//  - Unique: a comparison sort and a neighbour compare, see CountUnique.
 //  - NonMaxSuppression: the worst case, as its output is taken at its upper
 //    bound (every pair of boxes compared), see CountNonMaxSuppression.
 #include <algorithm>
@@ -103,6 +104,31 @@ absl::StatusOr<Cost> CountDet(const CountContext& ctx) {
   return cost;
 }
 
+// Unique over n items (the elements of X, or its slices along `axis`) of E
+// elements in all: a comparison sort, n x max(1, ceil(log2 n)) item compares
+// (as TopK counts a sort), then one compare of each item with its
+// neighbour; an item compare costs its elements: E x (max(1, ceil(log2 n))
+// + 1). Outputs are written at the upper-bound size the shape inference
+// takes (every value distinct).
+absl::StatusOr<Cost> CountUnique(const CountContext& ctx) {
+  absl::StatusOr<const graph::Tensor*> x = RequireInput(ctx, 0);
+  if (!x.ok()) return x.status();
+  const graph::Dims& dims = (*x)->dims;
+  const double elements = Elements(**x);
+  double items = elements;
+  if (ctx.node.HasAttribute("axis")) {
+    absl::StatusOr<size_t> axis =
+        NormalizeAxis(ctx, ctx.node.GetInt("axis", 0), dims.size());
+    if (!axis.ok()) return axis.status();
+    items = static_cast<double>(dims[*axis]);
+  }
+  const double passes =
+      std::max(1.0, std::ceil(std::log2(std::max(items, 1.0)))) + 1;
+  Cost cost = DefaultTraffic(ctx);
+  cost.other_flops = elements * passes * cost::kCmp;
+  return cost;
+}
+
 }  // namespace
 
 void RegisterMiscCounters(CounterRegistry& registry) {
@@ -115,6 +141,7 @@ void RegisterMiscCounters(CounterRegistry& registry) {
   registry.Register("", "NonZero", CountNonZero);
   registry.Register("", "NonMaxSuppression", CountNonMaxSuppression);
   registry.Register("", "Det", CountDet);
+  registry.Register("", "Unique", CountUnique);
 }
 
 }  // namespace ridgeline::engine::counters
