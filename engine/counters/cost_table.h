@@ -19,6 +19,7 @@
 #ifndef RIDGELINE_ENGINE_COUNTERS_COST_TABLE_H_
 #define RIDGELINE_ENGINE_COUNTERS_COST_TABLE_H_
 
+#include <cmath>
 #include <cstdint>
 #include <string_view>
 
@@ -129,6 +130,13 @@ inline constexpr double kLerp = kAdd + kMul + kAdd;
 inline constexpr double kCubicTap4 = 4 * kMul + 3 * kAdd;
 // Coefficients depend only on the output coordinate per axis and are not
 // counted.
+// Per output element over k interpolated axes (Resize, GridSample):
+inline double LinearInterpolationFlops(int k) {
+  return (std::pow(2.0, k) - 1) * kLerp;
+}
+inline double CubicInterpolationFlops(int k) {
+  return (std::pow(4.0, k) - 1) / 3 * kCubicTap4;
+}
 
 // --- Sampling at computed coordinates (GridSample, RoiAlign) ---
 // The interpolation per output element is Resize's (kLerp, kCubicTap4). Per

@@ -3,7 +3,6 @@
 // (bilinear 9, trilinear 21); cubic (4^k - 1)/3 separable 4-tap filters of
 // 7 FLOPs (bicubic 35). Bytes: X read once, Y written once (roi, scales and
 // sizes are parameters and not counted).
-#include <cmath>
 #include <string>
 
 #include "engine/counters/common.h"
@@ -31,9 +30,9 @@ absl::StatusOr<Cost> CountResize(const CountContext& ctx) {
   const std::string mode = ctx.node.GetString("mode", "nearest");
   double per_output = 0;
   if (mode == "linear" || mode == "bilinear" || mode == "trilinear") {
-    per_output = (std::pow(2.0, resized) - 1) * cost::kLerp;
+    per_output = cost::LinearInterpolationFlops(resized);
   } else if (mode == "cubic" || mode == "bicubic") {
-    per_output = (std::pow(4.0, resized) - 1) / 3 * cost::kCubicTap4;
+    per_output = cost::CubicInterpolationFlops(resized);
   } else if (mode != "nearest") {
     return NodeError(ctx, fmt::format("unknown mode '{}'", mode));
   }

@@ -3,7 +3,6 @@
 // element and channel); the coordinates and tap weights are computed once per
 // sampled location and shared by the channels (engine/counters/COUNTING.md).
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "engine/counters/common.h"
@@ -59,9 +58,9 @@ double PerOutputFlops(Interpolation mode, int axes) {
     case Interpolation::kNearest:
       return 0;
     case Interpolation::kLinear:
-      return (std::pow(2.0, axes) - 1) * cost::kLerp;
+      return cost::LinearInterpolationFlops(axes);
     case Interpolation::kCubic:
-      return (std::pow(4.0, axes) - 1) / 3 * cost::kCubicTap4;
+      return cost::CubicInterpolationFlops(axes);
   }
   return 0;
 }
