@@ -222,6 +222,34 @@ TEST(UniqueCounterTest, SortsThenComparesNeighbours) {
   EXPECT_DOUBLE_EQ(g.Count(rows).other_flops, 36);
 }
 
+TEST(RandomCounterTest, ArithmeticOnTheUniformDraws) {
+  CounterGraph g;
+  int like = g.Input("like", {4, 5});
+  // RandomUniformLike: low + (high - low) u = 2 per element: 40; its input
+  // is read for its shape only (no bytes), the output written.
+  int u = g.Op("RandomUniformLike", {like}, {{4, 5}});
+  Cost cu = g.Count(u);
+  EXPECT_DOUBLE_EQ(cu.other_flops, 40);
+  EXPECT_DOUBLE_EQ(cu.bytes_read, 0);
+  EXPECT_DOUBLE_EQ(cu.bytes_written, 80);
+  // RandomNormal by Box-Muller: (log 8, mul, sqrt 4; the angle's mul,
+  // cos 8, sin 8, 2 mul: 32 a pair) / 2 + mean and scale 2 = 18 per
+  // element: 360.
+  int n = g.Op("RandomNormal", {}, {{4, 5}});
+  EXPECT_DOUBLE_EQ(g.Count(n).other_flops, 360);
+  // Bernoulli: a compare per element, its probabilities read.
+  int b = g.Op("Bernoulli", {like}, {{4, 5}});
+  Cost cb = g.Count(b);
+  EXPECT_DOUBLE_EQ(cb.other_flops, 20);
+  EXPECT_DOUBLE_EQ(cb.bytes_read, 80);
+  // Multinomial of [2, 10] log-probabilities, 3 samples a row: 20 x (exp 8
+  // + add) = 180; 6 samples x (mul + ceil(log2 10) = 4 compares) = 30.
+  int logits = g.Input("logits", {2, 10});
+  int mn = g.Op("Multinomial", {logits}, {{2, 3}},
+                {{"sample_size", int64_t{3}}}, "", graph::DType::kInt32);
+  EXPECT_DOUBLE_EQ(g.Count(mn).other_flops, 210);
+}
+
 TEST(SwishCounterTest, IsQuickGeluShaped) {
   CounterGraph g;
   int x = g.Input("x", {5});

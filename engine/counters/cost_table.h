@@ -204,6 +204,20 @@ inline constexpr double kMelEdge = (kMul + kAdd) +
                                    (kMul + kDiv + kCmp);
 inline constexpr double kHzToMel = kDiv + kAdd + kTranscendental + kMul;
 
+// --- Random generators (per output element) ---
+// The bit generator's integer work (Philox or another counter-based
+// generator) is not counted; what is counted is the arithmetic on its
+// uniform draws u: RandomUniform low + (high - low) u (mul, add); Bernoulli
+// a compare of u with p; RandomNormal by Box-Muller, two normals from two
+// draws: sqrt(-2 ln u1) (log, mul, sqrt) times cos and sin of 2 pi u2 (mul,
+// cos, sin, 2 mul), halved per element, then mean + scale x (mul, add).
+inline constexpr double kRandomUniform = kMul + kAdd;
+inline constexpr double kBernoulli = kCmp;
+inline constexpr double kRandomNormal =
+    (kTranscendental + kMul + kSqrt + kMul + 2 * kTranscendental + 2 * kMul) /
+        2 +
+    kMul + kAdd;
+
 // --- Attention (per score = one query-key pair of one head) ---
 inline constexpr double kAttentionScale = kMul;  // * 1/sqrt(head_dim)
 inline constexpr double kAttentionMask = kAdd;   // additive mask or bias

@@ -6,6 +6,8 @@
 //    output is written. NonZero: one compare per input element.
 //  - Det: an LU factorization (LAPACK's count), see CountDet.
 //  - Unique: a comparison sort and a neighbour compare, see CountUnique.
+//  - Random generators and Multinomial: the arithmetic on the generator's
+//    uniform draws, see CountRandom and CountMultinomial.
 //  - NonMaxSuppression: the worst case, as its output is taken at its upper
 //    bound (every pair of boxes compared), see CountNonMaxSuppression.
 #include <algorithm>
@@ -129,6 +131,36 @@ absl::StatusOr<Cost> CountUnique(const CountContext& ctx) {
   return cost;
 }
 
+// Random generators: kRandomUniform / kRandomNormal / kBernoulli per output
+// element (cost_table.h); the *Like forms and Bernoulli read their input
+// only for its shape (and Bernoulli its probabilities), the others read
+// nothing. Multinomial, input [batch, classes] of log-probabilities and
+// [batch, samples] out: per batch row the exponentials and their running sum
+// (a CDF: exp 8 + add per class), per sample a draw scaled to the total
+// (mul) and a binary search of the CDF (ceil(log2 classes) compares).
+absl::StatusOr<Cost> CountRandom(const CountContext& ctx, double per_element,
+                                 bool reads_input) {
+  absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
+  if (!y.ok()) return y.status();
+  Cost cost = reads_input ? TrafficOf(ctx, {0}) : TrafficOf(ctx, {});
+  cost.other_flops = Elements(**y) * per_element;
+  return cost;
+}
+
+absl::StatusOr<Cost> CountMultinomial(const CountContext& ctx) {
+  absl::StatusOr<const graph::Tensor*> x = RequireInputRank(ctx, 0, 2);
+  if (!x.ok()) return x.status();
+  absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
+  if (!y.ok()) return y.status();
+  const double classes = static_cast<double>((*x)->dims.back());
+  const double search =
+      std::max(1.0, std::ceil(std::log2(std::max(classes, 1.0))));
+  Cost cost = DefaultTraffic(ctx);
+  cost.other_flops = Elements(**x) * (cost::kTranscendental + cost::kAdd) +
+                     Elements(**y) * (cost::kMul + search * cost::kCmp);
+  return cost;
+}
+
 }  // namespace
 
 void RegisterMiscCounters(CounterRegistry& registry) {
@@ -142,6 +174,22 @@ void RegisterMiscCounters(CounterRegistry& registry) {
   registry.Register("", "NonMaxSuppression", CountNonMaxSuppression);
   registry.Register("", "Det", CountDet);
   registry.Register("", "Unique", CountUnique);
+  registry.Register("", "RandomUniform", [](const CountContext& ctx) {
+    return CountRandom(ctx, cost::kRandomUniform, false);
+  });
+  registry.Register("", "RandomNormal", [](const CountContext& ctx) {
+    return CountRandom(ctx, cost::kRandomNormal, false);
+  });
+  registry.Register("", "RandomUniformLike", [](const CountContext& ctx) {
+    return CountRandom(ctx, cost::kRandomUniform, false);
+  });
+  registry.Register("", "RandomNormalLike", [](const CountContext& ctx) {
+    return CountRandom(ctx, cost::kRandomNormal, false);
+  });
+  registry.Register("", "Bernoulli", [](const CountContext& ctx) {
+    return CountRandom(ctx, cost::kBernoulli, true);
+  });
+  registry.Register("", "Multinomial", CountMultinomial);
 }
 
 }  // namespace ridgeline::engine::counters
