@@ -12,7 +12,7 @@
 #include "engine/activation_memory.h"
 #include "engine/counters/common.h"
 #include "engine/fusion.h"
-#include "engine/fusion/op_sets.h"  // ReadsShapeOnly
+#include "engine/fusion/op_sets.h"  // ReadsShapeOnly, IsDequantize
 #include "engine/kernel_plan.h"
 #include "engine/l2.h"
 #include "engine/moe.h"  // ActiveParameterCount
@@ -92,12 +92,9 @@ absl::Status CheckOptions(const AnalyzeOptions& o) {
 // QLinearConv).
 graph::DType MathDType(const graph::Graph& graph, int tensor) {
   const int p = graph.tensor(tensor).producer;
-  if (p >= 0) {
-    const graph::Node& node = graph.node(p);
-    if ((node.domain.empty() || node.domain == "com.microsoft") &&
-        node.op_type == "DequantizeLinear" && node.Input(0) >= 0) {
-      return graph.tensor(node.Input(0)).dtype;
-    }
+  if (p >= 0 && fusion::IsDequantize(graph.node(p)) &&
+      graph.node(p).Input(0) >= 0) {
+    return graph.tensor(graph.node(p).Input(0)).dtype;
   }
   return graph.tensor(tensor).dtype;
 }

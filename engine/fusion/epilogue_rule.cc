@@ -16,11 +16,6 @@
 namespace ridgeline::engine::fusion {
 namespace {
 
-bool IsDequantize(const graph::Node& node) {
-  return (node.domain.empty() || node.domain == "com.microsoft") &&
-         node.op_type == "DequantizeLinear";
-}
-
 // A DequantizeLinear whose output only an anchor reads is that anchor's
 // prologue (the next kernel reads the quantized tensor the Q before it
 // wrote), not an epilogue member that would write it dequantized.

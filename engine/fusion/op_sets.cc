@@ -196,6 +196,11 @@ bool IsContribAttention(const graph::Node& node) {
   return IsMicrosoft(node) && In(*kOps, node);
 }
 
+bool IsDequantize(const graph::Node& node) {
+  return (IsDefaultDomain(node) || IsMicrosoft(node)) &&
+         node.op_type == "DequantizeLinear";
+}
+
 bool IsInferenceIdentity(const graph::Graph& graph, const graph::Node& node) {
   if (!IsDefaultDomain(node)) return false;
   if (node.op_type == "Identity") return true;

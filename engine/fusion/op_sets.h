@@ -49,6 +49,9 @@ bool IsAttentionMatMul(const graph::Node& node);
 // SparseAttention.
 bool IsContribAttention(const graph::Node& node);
 
+// DequantizeLinear of the default or com.microsoft domain.
+bool IsDequantize(const graph::Node& node);
+
 // An op that is the identity at inference: Identity, or a Dropout that
 // passes its input through (counters::DropoutIsIdentity; priced as a view).
 bool IsInferenceIdentity(const graph::Graph& graph, const graph::Node& node);
