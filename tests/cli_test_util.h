@@ -53,17 +53,27 @@ inline std::string ReadFile(const std::string& path) {
 
 // This program's folder for the files its tests write, created on first
 // use: TMP/ridgeline_<program>_<pid>, one per process, as ctest -j runs
-// several test programs at once.
+// several test programs at once. It is removed, with what the tests left in
+// it, when the process exits: ctest runs each test as its own process, and
+// the folders of every run used to pile up in TMP.
 inline const std::filesystem::path& TempDir() {
-  static const std::filesystem::path dir = [] {
-    std::filesystem::path d =
-        std::filesystem::temp_directory_path() /
-        ("ridgeline_" + std::string(program_invocation_short_name) + "_" +
-         std::to_string(::getpid()));
-    std::filesystem::create_directories(d);
-    return d;
-  }();
-  return dir;
+  struct OwnedDir {
+    OwnedDir()
+        : path(std::filesystem::temp_directory_path() /
+               ("ridgeline_" + std::string(program_invocation_short_name) +
+                "_" + std::to_string(::getpid()))) {
+      std::filesystem::create_directories(path);
+    }
+    OwnedDir(const OwnedDir&) = delete;
+    OwnedDir& operator=(const OwnedDir&) = delete;
+    ~OwnedDir() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+    const std::filesystem::path path;
+  };
+  static const OwnedDir dir;
+  return dir.path;
 }
 
 }  // namespace ridgeline::cli_testing

@@ -23,6 +23,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/cli_test_util.h"
 #include "tests/engine_test_util.h"
 #include "tools/analyze/run.h"
 #include "zoo/hardware_catalog.h"
@@ -51,8 +52,8 @@ std::string ProfileWithout(const std::string& key, const std::string& field) {
   const size_t at = text.find(on);
   if (at == std::string::npos) return "";
   text.replace(at, on.size(), "\"" + field + "\": false");
-  const std::string path = ::testing::TempDir() + key + "_without_" + field +
-                           "_" + std::to_string(::getpid()) + ".json";
+  const std::string path =
+      (cli_testing::TempDir() / (key + "_without_" + field + ".json")).string();
   std::ofstream(path) << text;
   return path;
 }

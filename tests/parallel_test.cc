@@ -1100,6 +1100,8 @@ CliRun RunAnalyze(const std::string& args) {
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = Slurp(out);
   r.err = Slurp(err);
+  std::remove(out.c_str());
+  std::remove(err.c_str());
   return r;
 }
 

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -333,6 +334,7 @@ TEST(DamagedProfileFileTest, TruncatedRealProfileNamesTheFile) {
                      std::to_string(::getpid()) + ".json";
   std::ofstream(path) << text.substr(0, text.size() / 2);
   auto p = ReadProfile(path);
+  std::remove(path.c_str());
   ASSERT_FALSE(p.ok());
   EXPECT_THAT(Message(p.status()), HasSubstr(path));
   EXPECT_THAT(Message(p.status()), HasSubstr("not valid JSON"));
