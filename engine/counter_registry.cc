@@ -251,6 +251,17 @@ bool CounterRegistry::Has(std::string_view domain,
   return counters_.contains(Key(domain, op_type));
 }
 
+std::vector<std::pair<std::string, std::string>> CounterRegistry::Ops() const {
+  std::vector<std::pair<std::string, std::string>> ops;
+  ops.reserve(counters_.size());
+  for (const auto& [key, fn] : counters_) {
+    const size_t slash = key.find('/');
+    ops.emplace_back(key.substr(0, slash), key.substr(slash + 1));
+  }
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
 absl::StatusOr<Cost> CounterRegistry::Count(const graph::Graph& graph,
                                             int node_index,
                                             const TensorPricer& pricer) const {

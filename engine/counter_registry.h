@@ -10,6 +10,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
@@ -62,6 +64,8 @@ class CounterRegistry {
   void Register(std::string_view domain, std::string_view op_type,
                 CounterFn fn);
   bool Has(std::string_view domain, std::string_view op_type) const;
+  // Every registered (domain, op_type), sorted; domain "" is the default.
+  std::vector<std::pair<std::string, std::string>> Ops() const;
 
   // Counts one node. An op with no counter gets zero FLOPs, the bytes of its
   // tensors, and `unknown = true`. A node with an unresolved tensor shape is

@@ -153,8 +153,9 @@ KernelClass ClassOfNode(const graph::Node& node, const Cost& cost) {
   if (cost.macs > 0) {
     const GemmShape& g = cost.gemm;
     if (g.batch > 0 && (g.n < 16 || g.k < 16)) return KernelClass::kElementwise;
-    if (OneOf(op, {"Attention", "MultiHeadAttention", "GroupQueryAttention",
-                   "PackedAttention", "DecoderMaskedMultiHeadAttention"})) {
+    if (OneOf(op, {"Attention", "QAttention", "MultiHeadAttention",
+                   "GroupQueryAttention", "PackedAttention",
+                   "DecoderMaskedMultiHeadAttention"})) {
       return KernelClass::kAttention;
     }
     return KernelClass::kMatrix;

@@ -70,6 +70,7 @@ struct KvSlots {
 std::optional<KvSlots> ContribKvSlots(const graph::Node& node) {
   if (node.domain != "com.microsoft") return std::nullopt;
   if (node.op_type == "Attention") return KvSlots{{4}, {1}};
+  if (node.op_type == "QAttention") return KvSlots{{8}, {1}};
   if (node.op_type == "MultiHeadAttention") return KvSlots{{6, 7}, {1, 2}};
   if (node.op_type == "GroupQueryAttention") return KvSlots{{3, 4}, {1, 2}};
   if (node.op_type == "DecoderMaskedMultiHeadAttention") {

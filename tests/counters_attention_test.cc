@@ -39,6 +39,36 @@ TEST(AttentionCounterTest, MicrosoftAttentionWithPast) {
   EXPECT_DOUBLE_EQ(c.bytes_written, 2432);
 }
 
+// ONNX Runtime's quantize_dynamic turns Attention into QAttention: a uint8
+// input, int8 weights, their scales and zero points, the mask at input 5
+// and the past at input 8. The same shape as above.
+TEST(AttentionCounterTest, MicrosoftQAttentionWithPast) {
+  CounterGraph g;
+  int x = g.Input("x", {2, 3, 16}, DType::kUInt8);
+  int w = g.Weight("w", {16, 48}, DType::kInt8);
+  int b = g.Weight("b", {48});
+  int xs = g.Input("x_scale", {});
+  int ws = g.Weight("w_scale", {});
+  int mask = g.Input("mask", {2, 8}, DType::kInt32);
+  int xz = g.Input("x_zero_point", {}, DType::kUInt8);
+  int wz = g.Weight("w_zero_point", {}, DType::kInt8);
+  int past = g.Input("past", {2, 2, 4, 5, 4});
+  int att = g.Op("QAttention", {x, w, b, xs, ws, mask, xz, wz, past},
+                 {{2, 3, 16}, {2, 2, 4, 8, 4}}, {{"num_heads", int64_t{4}}},
+                 "com.microsoft");
+  Cost c = g.Count(att);
+  // MACs as Attention: 4608 + 1536 = 6144.
+  EXPECT_DOUBLE_EQ(c.macs, 6144);
+  // As Attention (bias 288 + scores 3264 = 3552) plus the dequantize of the
+  // integer product, one multiply per element: B*S*48 = 288. Total 3840.
+  EXPECT_DOUBLE_EQ(c.other_flops, 3840);
+  // Read: x 96*1=96, w 768*1=768, b 48*4=192, scales 4+4, mask 16*4=64,
+  // zero points 1+1, past 320*4=1280 -> 2410. Written: 96*4=384 + present
+  // 512*4=2048.
+  EXPECT_DOUBLE_EQ(c.bytes_read, 2410);
+  EXPECT_DOUBLE_EQ(c.bytes_written, 2432);
+}
+
 TEST(AttentionCounterTest, GroupQueryAttentionDecodeWithPastKv) {
   CounterGraph g;
   // B=1, S=1 (decode), N=8 query heads, kvN=2, head 16, past 15 -> total 16.

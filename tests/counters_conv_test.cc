@@ -8,6 +8,7 @@
 namespace ridgeline::engine {
 namespace {
 
+using graph::DType;
 using testing::CounterGraph;
 using V = std::vector<int64_t>;
 
@@ -91,6 +92,41 @@ TEST(ConvCounterTest, NhwcConv) {
   int conv = g.Op("NhwcConv", {x, w}, {{1, 8, 8, 16}}, {}, "com.microsoft");
   // 1*16*(8*8)*3*9 = 27648.
   EXPECT_DOUBLE_EQ(g.Count(conv).macs, 27648);
+}
+
+// ONNX Runtime's NhwcConv keeps its weight channels last, [M, kH, kW,
+// C/group] (its symbolic shape inference reads the kernel from W[1:-1]);
+// 8 channels and a 3x3 kernel tell the two layouts apart.
+TEST(ConvCounterTest, NhwcConvWithChannelsLastWeight) {
+  CounterGraph g;
+  int x = g.Input("x", {1, 10, 10, 8});
+  int w = g.Weight("w", {16, 3, 3, 8});
+  int conv = g.Op("NhwcConv", {x, w}, {{1, 8, 8, 16}}, {}, "com.microsoft");
+  // 16 output channels x 64 positions x (8 x 9) = 73,728.
+  EXPECT_DOUBLE_EQ(g.Count(conv).macs, 73728);
+}
+
+// com.microsoft QLinearConv with channels_last: NHWC activations, the ONNX
+// weight layout [M, C/group, kH, kW] (ONNX Runtime's kernel reads the
+// kernel dims from W[2:]).
+TEST(ConvCounterTest, ContribQLinearConvChannelsLast) {
+  CounterGraph g;
+  int x = g.Input("x", {1, 10, 10, 8}, DType::kUInt8);
+  int xs = g.Weight("xs", {});
+  int xz = g.Weight("xz", {}, DType::kUInt8);
+  int w = g.Weight("w", {16, 8, 3, 3}, DType::kInt8);
+  int ws = g.Weight("ws", {});
+  int wz = g.Weight("wz", {}, DType::kInt8);
+  int ys = g.Weight("ys", {});
+  int yz = g.Weight("yz", {}, DType::kUInt8);
+  int conv =
+      g.Op("QLinearConv", {x, xs, xz, w, ws, wz, ys, yz}, {{1, 8, 8, 16}},
+           {{"channels_last", int64_t{1}}}, "com.microsoft", DType::kUInt8);
+  const Cost c = g.Count(conv);
+  EXPECT_DOUBLE_EQ(c.macs, 73728);  // as above
+  // One requantize per output element: acc x scale + zero point, 2 FLOPs
+  // (COUNTING.md), over 8 x 8 x 16 = 1,024 outputs.
+  EXPECT_DOUBLE_EQ(c.other_flops, 2048);
 }
 
 TEST(ConvCounterTest, FusedConvAddsActivation) {

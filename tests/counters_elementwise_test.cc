@@ -128,6 +128,38 @@ TEST(SoftmaxCounterTest, LegacyOpsetFlattensAtAxis) {
   EXPECT_DOUBLE_EQ(g.Count(lsm).other_flops, 736);
 }
 
+// com.microsoft BiasSoftmax (its opset 1): softmax(data + bias) over the
+// dims from axis 1 on; per element the add 1 + softmax 15.
+TEST(SoftmaxCounterTest, BiasSoftmaxAddsTheBias) {
+  CounterGraph g;
+  int x = g.Input("x", {2, 4, 8, 8});
+  int bias = g.Input("bias", {2, 1, 8, 8});
+  int y = g.Op("BiasSoftmax", {x, bias}, {{2, 4, 8, 8}}, {}, "com.microsoft");
+  EXPECT_DOUBLE_EQ(g.Count(y).other_flops, 512 * 16);
+}
+
+// com.microsoft BiasDropout at inference (no training_mode): data + bias
+// + residual, 2 adds per element; in training (a training_mode that is not
+// a folded false) also the mask compare and the scale, 4.
+TEST(ElementwiseCounterTest, BiasDropoutAtInferenceAndInTraining) {
+  CounterGraph g;
+  int x = g.Input("x", {2, 3, 16});
+  int bias = g.Weight("bias", {16});
+  int residual = g.Input("residual", {2, 3, 16});
+  int infer = g.Op("BiasDropout", {x, bias, residual}, {{2, 3, 16}}, {},
+                   "com.microsoft");
+  EXPECT_DOUBLE_EQ(g.Count(infer).other_flops, 96 * 2);
+  int off = g.IntConstant("off", {0}, /*scalar=*/true, DType::kBool);
+  int ratio = g.Weight("ratio", {});
+  int folded_off = g.Op("BiasDropout", {x, bias, -1, ratio, off}, {{2, 3, 16}},
+                        {}, "com.microsoft");
+  EXPECT_DOUBLE_EQ(g.Count(folded_off).other_flops, 96 * 1);
+  int on = g.Input("training", {}, DType::kBool);
+  int train = g.Op("BiasDropout", {x, bias, residual, ratio, on},
+                   {{2, 3, 16}, {2, 3, 16}}, {}, "com.microsoft");
+  EXPECT_DOUBLE_EQ(g.Count(train).other_flops, 96 * 4);
+}
+
 TEST(ReduceCounterTest, CountsInputElements) {
   CounterGraph g;
   int x = g.Input("x", {4, 6});

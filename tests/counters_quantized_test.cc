@@ -36,6 +36,25 @@ TEST(QuantizedCounterTest, MatMulNBits4BitBlock32) {
   EXPECT_DOUBLE_EQ(c.bytes_written, 5 * 64 * 2);  // 640
 }
 
+// bitsandbytes 4-bit (com.microsoft MatMulBnb4): A [.., K], B packed
+// [(N * K + 1) / 2] uint8, absmax per block; counted as MatMulNBits.
+TEST(QuantizedCounterTest, MatMulBnb4AsMatMulNBits) {
+  CounterGraph g;
+  int a = g.Input("a", {1, 5, 128}, DType::kFloat16);
+  int b = g.Weight("b", {4096}, DType::kUInt8);             // 64 * 128 / 2
+  int absmax = g.Weight("absmax", {128}, DType::kFloat16);  // blocks of 64
+  int mm = g.Op("MatMulBnb4", {a, b, absmax}, {{1, 5, 64}},
+                {{"K", int64_t{128}},
+                 {"N", int64_t{64}},
+                 {"block_size", int64_t{64}},
+                 {"quant_type", int64_t{1}}},
+                "com.microsoft", DType::kFloat16);
+  Cost c = g.Count(mm);
+  EXPECT_DOUBLE_EQ(c.macs, 5 * 64 * 128);         // 40960
+  EXPECT_DOUBLE_EQ(c.other_flops, 2 * 64 * 128);  // 16384
+  EXPECT_DOUBLE_EQ(c.weight_bytes, 4096 + 256);
+}
+
 TEST(QuantizedCounterTest, MatMulIntegerZeroPointIsNotAnExtraOp) {
   CounterGraph g;
   int a = g.Input("a", {4, 16}, DType::kUInt8);

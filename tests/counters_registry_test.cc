@@ -3,9 +3,12 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
+#include "engine/counter_registry.h"
 #include "engine/counters/common.h"
 #include "graph/fmt_absl.h"
 #include "gtest/gtest.h"
+#include "importers/shapes/registry.h"
 #include "tests/counters_test_util.h"
 
 namespace ridgeline::engine {
@@ -198,6 +201,38 @@ TEST(CounterRegistryTest, ScanBodyCountsOncePerSlice) {
   g.graph().mutable_node(scan).opset = 16;
   int body = AddBodyRelu(&g.graph(), scan, "body", x, "scan_relu");
   EXPECT_DOUBLE_EQ(g.Count(body).other_flops, 4 * 5);
+}
+
+// An op outside the default domain has no ONNX shape inference behind it:
+// a counter without a shape function of ours leaves the node's outputs, and
+// everything after them, unresolved (a QOperator ResNet's
+// com.microsoft:QLinearGlobalAveragePool did, 2026-12-08).
+TEST(CounterRegistryTest, EveryContribCounterHasAShapeFunction) {
+  const importers::shapes::ShapeRegistry& shapes =
+      importers::shapes::DefaultShapeRegistry();
+  std::vector<std::string> missing;
+  for (const auto& [domain, op] : CounterRegistry::Default().Ops()) {
+    if (domain.empty()) continue;
+    if (shapes.Find(domain, op) == nullptr)
+      missing.push_back(domain + ":" + op);
+  }
+  EXPECT_TRUE(missing.empty()) << absl::StrJoin(missing, ", ");
+}
+
+// The other way: a contrib op whose outputs resolve is counted (no "no
+// counter" warning for an op the importer knows), but for QMoE: its expert
+// weights are packed by expert_weight_bits, which the MoE counter does not
+// unpack; it keeps the "no counter" warning (its bytes, no FLOPs).
+TEST(CounterRegistryTest, EveryContribShapeFunctionHasACounter) {
+  std::vector<std::string> missing;
+  for (const std::string& op :
+       importers::shapes::DefaultShapeRegistry().Ops("com.microsoft")) {
+    if (op == "QMoE") continue;
+    if (!CounterRegistry::Default().Has("com.microsoft", op)) {
+      missing.push_back(op);
+    }
+  }
+  EXPECT_TRUE(missing.empty()) << absl::StrJoin(missing, ", ");
 }
 
 }  // namespace

@@ -210,6 +210,17 @@ TEST(DetCounterTest, LuFactorizationOfEachMatrix) {
   EXPECT_FALSE(g.TryCount(bad).ok());
 }
 
+TEST(InverseCounterTest, LuThenInverseFromIt) {
+  CounterGraph g;
+  int x = g.Input("x", {3, 4, 4});
+  int inv = g.Op("Inverse", {x}, {{3, 4, 4}}, {}, "com.microsoft");
+  // n = 4. LU (LAWN 41 xGETRF): multiplications 64/3 + 8/3 = 24, additions
+  // 64/3 - 8 + 4/6 = 14, pivot compares 6: 44. xGETRI: multiplications
+  // 128/3 + 8 + 20/6 = 54, additions 128/3 - 24 + 20/6 = 22: 76. 120 per
+  // matrix, 360 for three.
+  EXPECT_DOUBLE_EQ(g.Count(inv).other_flops, 360);
+}
+
 TEST(UniqueCounterTest, SortsThenComparesNeighbours) {
   CounterGraph g;
   int x = g.Input("x", {8});

@@ -182,6 +182,47 @@ TEST(ImporterShapesTest, ResolvesOtherContribOps) {
   EXPECT_EQ(T(g, "mask_index").dtype, graph::DType::kInt32);
 }
 
+TEST(ImporterShapesTest, ResolvesOrtQOperatorAndNhwcContribOps) {
+  graph::Graph g = Import("contrib_qop_nhwc.onnx");
+  for (const auto& u : g.unresolved)
+    ADD_FAILURE() << u.tensor << ": " << u.reason;
+  // QLinearConv of [2,4,8,8] with w [6,4,3,3], pads 1: [2,6,8,8], uint8
+  // (y_zero_point's type). The average pool 2/2 halves H and W; the global
+  // pool keeps N and C; the QLinearConcat of conv twice along axis 1 has
+  // 12 channels, uint8 as its Y_zero_point.
+  EXPECT_EQ(Dims(g, "avg"), (graph::Dims{2, 6, 4, 4}));
+  EXPECT_EQ(T(g, "avg").dtype, graph::DType::kUInt8);
+  EXPECT_EQ(Dims(g, "gap"), (graph::Dims{2, 6, 1, 1}));
+  EXPECT_EQ(Dims(g, "cat"), (graph::Dims{2, 12, 8, 8}));
+  EXPECT_EQ(T(g, "cat").dtype, graph::DType::kUInt8);
+  // QGemm of a [2,24] and b [10,24]^T: [2,10], float without y_scale, int8
+  // (y_zero_point's type) with it.
+  EXPECT_EQ(Dims(g, "gemm_f"), (graph::Dims{2, 10}));
+  EXPECT_EQ(T(g, "gemm_f").dtype, graph::DType::kFloat32);
+  EXPECT_EQ(Dims(g, "gemm_q"), (graph::Dims{2, 10}));
+  EXPECT_EQ(T(g, "gemm_q").dtype, graph::DType::kInt8);
+  // NhwcConv of [2,8,8,4] with the channels-last weight [6,3,3,4] (kernel
+  // 3x3 from W[1:-1]), pads 1, stride 2: (8 + 2 - 3) / 2 + 1 = 4 -> [2,4,4,6].
+  EXPECT_EQ(Dims(g, "nhwc"), (graph::Dims{2, 4, 4, 6}));
+  // NhwcMaxPool 2/2 of [2,8,8,4]: [2,4,4,4].
+  EXPECT_EQ(Dims(g, "nmax"), (graph::Dims{2, 4, 4, 4}));
+  // Channels-last QLinearConv (weight [6,4,3,3], the ONNX layout) of
+  // [2,8,8,4], pads 1: [2,8,8,6]; its global pool [2,1,1,6] and its 2/2
+  // average pool [2,4,4,6].
+  EXPECT_EQ(Dims(g, "gap_l"), (graph::Dims{2, 1, 1, 6}));
+  EXPECT_EQ(Dims(g, "avg_l"), (graph::Dims{2, 4, 4, 6}));
+  // FusedGemm [2,24] x [24,10]; GridSample of [2,4,8,8] on a [2,5,6,2]
+  // grid: [2,4,5,6].
+  EXPECT_EQ(Dims(g, "fgemm"), (graph::Dims{2, 10}));
+  EXPECT_EQ(Dims(g, "gs"), (graph::Dims{2, 4, 5, 6}));
+  // QAttention of a uint8 [2,3,32] with weights [32,96], 4 heads of 8: a
+  // float [2,3,32] (its bias's type); present = past [2,2,4,6,8] grown by 3
+  // tokens.
+  EXPECT_EQ(Dims(g, "qatt"), (graph::Dims{2, 3, 32}));
+  EXPECT_EQ(T(g, "qatt").dtype, graph::DType::kFloat32);
+  EXPECT_EQ(Dims(g, "qpresent"), (graph::Dims{2, 2, 4, 9, 8}));
+}
+
 TEST(ImporterShapesTest, ResolvesOpset18Forms) {
   graph::Graph g = Import("opset18.onnx");
   EXPECT_TRUE(g.unresolved.empty());

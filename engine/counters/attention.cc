@@ -80,10 +80,25 @@ Cost TrafficWithCaches(const CountContext& ctx, std::vector<size_t> caches,
   return cost;
 }
 
+// Input positions of com.microsoft Attention and QAttention beyond input,
+// weights and bias (0, 1, 2); -1 where the op has no such input.
+struct MsAttentionSlots {
+  int mask = 3;
+  int past = 4;
+  int attention_bias = 5;
+  int past_sequence_length = 6;
+  // QAttention's QKV product is an integer GEMM, its result dequantized:
+  // one scale multiply per product element.
+  bool dequantize = false;
+};
+
 // com.microsoft Attention: input [B,S,hidden_in], weights [hidden_in,
 // D_q+D_k+D_v], bias, mask_index, past [2,B,N,P,H], attention_bias,
 // past_sequence_length; outputs output [B,S,D_v], present [2,B,N,T,H].
-absl::StatusOr<Cost> CountMsAttention(const CountContext& ctx) {
+// QAttention: input, weight, bias, input_scale, weight_scale, mask_index,
+// input_zero_point, weight_zero_point, past.
+absl::StatusOr<Cost> CountMsAttentionLike(const CountContext& ctx,
+                                          const MsAttentionSlots& slots) {
   absl::StatusOr<const graph::Tensor*> x = RequireInputRank(ctx, 0, 3);
   if (!x.ok()) return x.status();
   absl::StatusOr<const graph::Tensor*> w = RequireInputRank(ctx, 1, 2);
@@ -105,9 +120,11 @@ absl::StatusOr<Cost> CountMsAttention(const CountContext& ctx) {
                        .kv_len = s,
                        .qk_head = static_cast<double>(qkv[0]) / n,
                        .v_head = static_cast<double>(qkv[2]) / n};
-  const graph::Tensor* past = ctx.input(4);
+  auto input = [&](int i) { return i < 0 ? nullptr : ctx.input(i); };
+  const graph::Tensor* past = input(slots.past);
   const graph::Tensor* present = ctx.output(1);
-  const std::optional<int64_t> past_len = FoldedScalar(ctx.input(6));
+  const std::optional<int64_t> past_len =
+      FoldedScalar(input(slots.past_sequence_length));
   if (ctx.node.GetInt("past_present_share_buffer", 0) != 0 &&
       past_len.has_value()) {
     shape.kv_len = static_cast<double>(*past_len) + s;
@@ -120,11 +137,24 @@ absl::StatusOr<Cost> CountMsAttention(const CountContext& ctx) {
   Cost cost = DefaultTraffic(ctx);
   cost.macs = b * s * hidden_in * qkv_width;
   if (ctx.input(2) != nullptr) cost.other_flops += b * s * qkv_width;
-  const int masks =
-      (ctx.input(3) != nullptr || ctx.node.GetInt("unidirectional", 0) != 0) +
-      (ctx.input(5) != nullptr);
+  if (slots.dequantize) cost.other_flops += b * s * qkv_width * cost::kMul;
+  const int masks = (input(slots.mask) != nullptr ||
+                     ctx.node.GetInt("unidirectional", 0) != 0) +
+                    (input(slots.attention_bias) != nullptr);
   AddAttentionCore(shape, masks, 0, &cost);
   return cost;
+}
+
+absl::StatusOr<Cost> CountMsAttention(const CountContext& ctx) {
+  return CountMsAttentionLike(ctx, MsAttentionSlots{});
+}
+
+absl::StatusOr<Cost> CountQAttention(const CountContext& ctx) {
+  return CountMsAttentionLike(ctx, MsAttentionSlots{.mask = 5,
+                                                    .past = 8,
+                                                    .attention_bias = -1,
+                                                    .past_sequence_length = -1,
+                                                    .dequantize = true});
 }
 
 // com.microsoft MultiHeadAttention: query [B,S,D] or packed QKV
@@ -409,6 +439,7 @@ absl::StatusOr<Cost> CountRotary(const CountContext& ctx, bool onnx_order) {
 
 void RegisterAttentionCounters(CounterRegistry& registry) {
   registry.Register("com.microsoft", "Attention", CountMsAttention);
+  registry.Register("com.microsoft", "QAttention", CountQAttention);
   registry.Register("com.microsoft", "MultiHeadAttention",
                     CountMultiHeadAttention);
   registry.Register("com.microsoft", "GroupQueryAttention",

@@ -118,11 +118,21 @@ absl::StatusOr<ConvDims> ConvDimsOf(const CountContext& ctx, size_t x_index,
   }
   const int64_t group = ctx.node.GetInt("group", 1);
   const int64_t c_in = channels_last ? xd.back() : xd[1];
-  if (group <= 0 || c_in % group != 0 || c_in / group != wd[1]) {
+  const size_t rank = xd.size();
+  // A channels-last convolution may keep its weight channels last too
+  // (com.microsoft NhwcConv: [M, k..., C/group]) or in the ONNX layout
+  // (com.microsoft QLinearConv with channels_last: [M, C/group, k...]);
+  // either way a weight row holds (C_in/group) x prod(kernel) elements.
+  const bool weight_channels_last =
+      channels_last && group > 0 && c_in % group == 0 &&
+      wd.back() == c_in / group && wd[1] != c_in / group;
+  const int64_t weight_channels = weight_channels_last ? wd.back() : wd[1];
+  if (group <= 0 || c_in % group != 0 || c_in / group != weight_channels) {
     return NodeError(
         ctx, fmt::format("conv input channels {} / group {} do not match "
-                         "weight '{}' {} (dim 1 must be C_in/group)",
-                         c_in, group, (*w)->name, graph::ShapeString(**w)));
+                         "weight '{}' {} (dim {} must be C_in/group)",
+                         c_in, group, (*w)->name, graph::ShapeString(**w),
+                         channels_last ? "1 or the last" : "1"));
   }
   const int64_t c_out = channels_last ? yd.back() : yd[1];
   if (c_out != wd[0]) {
@@ -131,10 +141,10 @@ absl::StatusOr<ConvDims> ConvDimsOf(const CountContext& ctx, size_t x_index,
                                  "weight '{}' {}",
                                  c_out, (*w)->name, graph::ShapeString(**w)));
   }
-  const size_t rank = xd.size();
   const double out_spatial =
       channels_last ? DimProduct(yd, 1, rank - 1) : DimProduct(yd, 2, rank);
-  const double kernel = DimProduct(wd, 2, rank);
+  const double kernel = weight_channels_last ? DimProduct(wd, 1, rank - 1)
+                                             : DimProduct(wd, 2, rank);
   ConvDims d;
   d.output_elements =
       static_cast<double>(yd[0]) * static_cast<double>(c_out) * out_spatial;

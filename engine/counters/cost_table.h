@@ -293,6 +293,7 @@ inline constexpr ElementwiseCost kElementwiseCosts[] = {
     {"", "Where", kCmp},
     {"", "Clip", kClip},
     {"", "Trilu", kCmp},
+    {"com.microsoft", "Trilu", kCmp},  // the contrib op before opset 14
     // Activations.
     {"", "Relu", kRelu},
     {"", "LeakyRelu", kLeakyRelu},

@@ -4,7 +4,10 @@
 //    the number of iterations (see CounterRegistry::Count and COUNTING.md).
 //  - Range: one add per output element. ConstantOfShape, EyeLike: only the
 //    output is written. NonZero: one compare per input element.
-//  - Det: an LU factorization (LAPACK's count), see CountDet.
+//  - Det, com.microsoft Inverse: an LU factorization (LAPACK's count), and
+//    for Inverse the inverse from it, see CountDet and CountInverse.
+//  - com.microsoft BiasDropout: the bias and residual adds (a dropout at
+//    inference is a copy), see CountBiasDropout.
 //  - Unique: a comparison sort and a neighbour compare, see CountUnique.
 //  - Random generators and Multinomial: the arithmetic on the generator's
 //    uniform draws, see CountRandom and CountMultinomial.
@@ -12,6 +15,7 @@
 //    bound (every pair of boxes compared), see CountNonMaxSuppression.
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "engine/counters/common.h"
 #include "engine/counters/cost_table.h"
@@ -82,27 +86,76 @@ absl::StatusOr<Cost> CountNonMaxSuppression(const CountContext& ctx) {
   return cost;
 }
 
-// Det of X [*, M, M]: an LU factorization with partial pivoting, counted as
+// FLOPs of an LU factorization with partial pivoting of an n x n matrix, as
 // LAPACK Working Note 41 counts xGETRF for m = n (multiplications
 // n^3/3 + 2n/3, the pivot reciprocals included; additions
-// n^3/3 - n^2/2 + n/6), the pivot search (n(n - 1)/2 compares) and the
-// product of the diagonal (n - 1 multiplies).
-absl::StatusOr<Cost> CountDet(const CountContext& ctx) {
+// n^3/3 - n^2/2 + n/6), plus the pivot search (n(n - 1)/2 compares).
+double LuFactorFlops(double n) {
+  return (n * n * n / 3 + 2 * n / 3) * cost::kMul +
+         (n * n * n / 3 - n * n / 2 + n / 6) * cost::kAdd +
+         n * (n - 1) / 2 * cost::kCmp;
+}
+
+// The square matrices of X [*, M, M]: their count and M.
+absl::StatusOr<std::pair<double, double>> SquareMatrices(
+    const CountContext& ctx) {
   absl::StatusOr<const graph::Tensor*> x = RequireInputRank(ctx, 0, 2);
   if (!x.ok()) return x.status();
   const graph::Dims& dims = (*x)->dims;
-  const double n = static_cast<double>(dims.back());
   if (dims[dims.size() - 2] != dims.back()) {
     return NodeError(
         ctx, fmt::format("input {} is not square", graph::ShapeString(**x)));
   }
-  const double matrices = DimProduct(dims, 0, dims.size() - 2);
-  const double per_matrix = (n * n * n / 3 + 2 * n / 3) * cost::kMul +
-                            (n * n * n / 3 - n * n / 2 + n / 6) * cost::kAdd +
-                            n * (n - 1) / 2 * cost::kCmp +
-                            std::max(0.0, n - 1) * cost::kMul;
+  return std::make_pair(DimProduct(dims, 0, dims.size() - 2),
+                        static_cast<double>(dims.back()));
+}
+
+// Det of X [*, M, M]: the LU factorization, then the product of the
+// diagonal (n - 1 multiplies).
+absl::StatusOr<Cost> CountDet(const CountContext& ctx) {
+  absl::StatusOr<std::pair<double, double>> m = SquareMatrices(ctx);
+  if (!m.ok()) return m.status();
+  const auto [matrices, n] = *m;
   Cost cost = DefaultTraffic(ctx);
-  cost.other_flops = matrices * per_matrix;
+  cost.other_flops =
+      matrices * (LuFactorFlops(n) + std::max(0.0, n - 1) * cost::kMul);
+  return cost;
+}
+
+// com.microsoft Inverse of X [*, M, M]: the LU factorization, then the
+// inverse from it as LAPACK Working Note 41 counts xGETRI (multiplications
+// 2n^3/3 + n^2/2 + 5n/6, additions 2n^3/3 - 3n^2/2 + 5n/6): about 2n^3 in
+// all.
+absl::StatusOr<Cost> CountInverse(const CountContext& ctx) {
+  absl::StatusOr<std::pair<double, double>> m = SquareMatrices(ctx);
+  if (!m.ok()) return m.status();
+  const auto [matrices, n] = *m;
+  const double getri =
+      (2 * n * n * n / 3 + n * n / 2 + 5 * n / 6) * cost::kMul +
+      (2 * n * n * n / 3 - 3 * n * n / 2 + 5 * n / 6) * cost::kAdd;
+  Cost cost = DefaultTraffic(ctx);
+  cost.other_flops = matrices * (LuFactorFlops(n) + std::max(0.0, getri));
+  return cost;
+}
+
+// com.microsoft BiasDropout: data + bias (broadcast), dropped out, + the
+// residual when given; inputs data, bias, residual, ratio, training_mode.
+// At inference (training_mode absent or a folded false) the dropout is a
+// copy: 1 add per element, + 1 with the residual. In training, + the mask
+// compare and the 1/(1 - ratio) scale, 2 per element.
+absl::StatusOr<Cost> CountBiasDropout(const CountContext& ctx) {
+  absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
+  if (!y.ok()) return y.status();
+  double per = cost::kAdd;
+  if (ctx.input(2) != nullptr) per += cost::kAdd;
+  const graph::Tensor* training = ctx.input(4);
+  if (training != nullptr &&
+      !(training->int_values.has_value() && training->int_values->size() == 1 &&
+        (*training->int_values)[0] == 0)) {
+    per += cost::kCmp + cost::kMul;
+  }
+  Cost cost = DefaultTraffic(ctx);
+  cost.other_flops = Elements(**y) * per;
   return cost;
 }
 
@@ -173,6 +226,8 @@ void RegisterMiscCounters(CounterRegistry& registry) {
   registry.Register("", "NonZero", CountNonZero);
   registry.Register("", "NonMaxSuppression", CountNonMaxSuppression);
   registry.Register("", "Det", CountDet);
+  registry.Register("com.microsoft", "Inverse", CountInverse);
+  registry.Register("com.microsoft", "BiasDropout", CountBiasDropout);
   registry.Register("", "Unique", CountUnique);
   registry.Register("", "RandomUniform", [](const CountContext& ctx) {
     return CountRandom(ctx, cost::kRandomUniform, false);

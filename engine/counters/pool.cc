@@ -68,6 +68,10 @@ void RegisterPoolCounters(CounterRegistry& registry) {
   registry.Register(
       "", "GlobalLpPool",
       GlobalPool(cost::kLpPoolPerKernelElement, cost::kLpPoolPerOutput));
+  // ONNX Runtime's channels-last MaxPool (its NHWC transformer): the same
+  // window work in another layout.
+  registry.Register("com.microsoft", "NhwcMaxPool",
+                    WindowPool(cost::kPoolPerKernelElement, 0));
   // Quantized average pools: the pool plus a requantize per output.
   registry.Register("com.microsoft", "QLinearAveragePool",
                     WindowPool(cost::kPoolPerKernelElement,

@@ -18,9 +18,12 @@ namespace ridgeline::engine::counters {
 namespace {
 
 // QLinearConv: x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale,
-// y_zero_point, B (int32 bias).
+// y_zero_point, B (int32 bias). The com.microsoft version (ONNX Runtime's
+// NHWC transformer) is channels last when its channels_last attribute is
+// set; the default-domain op has no such attribute.
 absl::StatusOr<Cost> CountQLinearConv(const CountContext& ctx) {
-  absl::StatusOr<ConvDims> d = ConvDimsOf(ctx, 0, 3, /*channels_last=*/false);
+  absl::StatusOr<ConvDims> d =
+      ConvDimsOf(ctx, 0, 3, ctx.node.GetInt("channels_last", 0) != 0);
   if (!d.ok()) return d.status();
   Cost cost = DefaultTraffic(ctx);
   cost.macs = d->macs;
@@ -178,6 +181,7 @@ absl::StatusOr<Cost> CountGatherBlockQuantized(const CountContext& ctx) {
 
 void RegisterQuantizedCounters(CounterRegistry& registry) {
   registry.Register("", "QLinearConv", CountQLinearConv);
+  registry.Register("com.microsoft", "QLinearConv", CountQLinearConv);
   registry.Register("", "ConvInteger", CountConvInteger);
   registry.Register("", "QLinearMatMul", CountQLinearMatMul);
   registry.Register("", "MatMulInteger", CountMatMulInteger);
@@ -187,6 +191,10 @@ void RegisterQuantizedCounters(CounterRegistry& registry) {
                     CountDynamicQuantizeMatMul);
   registry.Register("com.microsoft", "QGemm", CountQGemm);
   registry.Register("com.microsoft", "MatMulNBits", CountMatMulNBits);
+  // bitsandbytes' 4-bit weights (A, packed B, absmax; attributes K, N,
+  // block_size): the same count, a table lookup and an absmax scale per
+  // weight element in place of MatMulNBits' zero point and scale.
+  registry.Register("com.microsoft", "MatMulBnb4", CountMatMulNBits);
   registry.Register("com.microsoft", "GatherBlockQuantized",
                     CountGatherBlockQuantized);
 }

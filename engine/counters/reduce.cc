@@ -94,6 +94,10 @@ void RegisterReduceCounters(CounterRegistry& registry) {
   registry.Register("", "ArgMin", Reduction(cost::kCmp, 0));
   registry.Register("", "CumSum", Reduction(cost::kAdd, 0));
   registry.Register("", "Softmax", SoftmaxLike(cost::kSoftmax, 0));
+  // com.microsoft BiasSoftmax: softmax(data + bias) over the dims from
+  // `axis` on (default 1, the legacy Softmax's rows): the bias add + 15.
+  registry.Register("com.microsoft", "BiasSoftmax",
+                    SoftmaxLike(cost::kAdd + cost::kSoftmax, 0));
   registry.Register("", "LogSoftmax",
                     SoftmaxLike(cost::kLogSoftmax, cost::kLogSoftmaxPerRow));
   registry.Register("", "Hardmax", SoftmaxLike(cost::kCmp, 0));

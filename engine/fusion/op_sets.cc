@@ -186,6 +186,7 @@ bool IsAttentionMatMul(const graph::Node& node) {
 
 bool IsContribAttention(const graph::Node& node) {
   static const OpSet* const kOps = new OpSet{"Attention",
+                                             "QAttention",
                                              "MultiHeadAttention",
                                              "GroupQueryAttention",
                                              "PackedAttention",

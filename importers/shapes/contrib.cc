@@ -20,7 +20,10 @@ int64_t NumHeads(const InferContext& ctx) {
 // Attention: input [B, S, D_in], weights [D_in, D_q + D_k + D_v], optional
 // past [2, B, N, P, H]. Output [B, S, D_v]; present [2, B, N, P + S, H] (the
 // past's shape when past_present_share_buffer is set).
-absl::Status AttentionShape(InferContext& ctx) {
+// com.microsoft Attention and QAttention: input [B,S,D], weights [D,
+// D_q+D_k+D_v], past [2,B,N,P,H] at input `past` (4 and 8); the output has
+// type `dtype` (the input's; QAttention's float bias type).
+absl::Status AttentionLike(InferContext& ctx, size_t past, DType dtype) {
   const Dims& x = ctx.dims(0);
   const Dims& w = ctx.dims(1);
   const int64_t n = NumHeads(ctx);
@@ -31,21 +34,31 @@ absl::Status AttentionShape(InferContext& ctx) {
   }
   std::vector<int64_t> sizes = ctx.node().GetInts("qkv_hidden_sizes");
   if (sizes.size() != 3) sizes.assign(3, w[1] / 3);
-  ctx.Set(0, ctx.dtype(0), {x[0], x[1], sizes[2]});
+  ctx.Set(0, dtype, {x[0], x[1], sizes[2]});
   if (!ctx.has_output(1)) return absl::OkStatus();
   const int64_t head = sizes[0] / n;
-  if (ctx.has_input(4)) {
-    const Dims& past = ctx.dims(4);
-    if (past.size() != 5) return Unresolved("Attention past is not 5-D");
-    Dims present = past;
+  if (ctx.has_input(past)) {
+    Dims present = ctx.dims(past);
+    if (present.size() != 5) return Unresolved("Attention past is not 5-D");
     if (ctx.node().GetInt("past_present_share_buffer", 0) == 0) {
-      present[3] = past[3] + x[1];
+      present[3] += x[1];
     }
-    ctx.Set(1, ctx.dtype(4), std::move(present));
+    ctx.Set(1, ctx.dtype(past), std::move(present));
   } else {
-    ctx.Set(1, ctx.dtype(0), {2, x[0], n, x[1], head});
+    ctx.Set(1, dtype, {2, x[0], n, x[1], head});
   }
   return absl::OkStatus();
+}
+
+absl::Status AttentionShape(InferContext& ctx) {
+  return AttentionLike(ctx, 4, ctx.dtype(0));
+}
+
+// com.microsoft QAttention (ONNX Runtime's quantize_dynamic of an
+// Attention): input, weight, bias, input_scale, weight_scale, mask_index,
+// input_zero_point, weight_zero_point, past; a float output.
+absl::Status QAttentionShape(InferContext& ctx) {
+  return AttentionLike(ctx, 8, ctx.dtype(2));
 }
 
 // Sequence length and head size of a key or value input of
@@ -323,6 +336,7 @@ void RegisterContribShapes(ShapeRegistry* registry) {
     registry->Add(kMicrosoftDomain, op, SameShape);
   }
   registry->Add(kMicrosoftDomain, "Attention", AttentionShape);
+  registry->Add(kMicrosoftDomain, "QAttention", QAttentionShape);
   registry->Add(kMicrosoftDomain, "MultiHeadAttention",
                 MultiHeadAttentionShape);
   registry->Add(kMicrosoftDomain, "DecoderMaskedMultiHeadAttention",

@@ -77,8 +77,16 @@ absl::StatusOr<Dims> WindowOutput(const Dims& in, const Window& w) {
   return out;
 }
 
+// Where a convolution keeps its channels: the ONNX layout (X [N, C, d...],
+// W [M, C/group, k...]), channels-last activations with ONNX weights
+// (com.microsoft QLinearConv with channels_last = 1: ONNX Runtime's kernel
+// reads the kernel dims from W[2:]), or channels-last activations and
+// weights (com.microsoft NhwcConv: W [M, k..., C/group], the kernel dims
+// W[1:-1] in ONNX Runtime's symbolic shape inference).
+enum class ConvLayout { kOnnx, kChannelsLast, kChannelsLastWeights };
+
 absl::Status ConvLike(InferContext& ctx, size_t x_index, size_t w_index,
-                      DType dtype) {
+                      DType dtype, ConvLayout layout = ConvLayout::kOnnx) {
   const Dims& x = ctx.dims(x_index);
   const Dims& wdims = ctx.dims(w_index);
   if (x.size() < 3 || wdims.size() != x.size()) {
@@ -87,14 +95,25 @@ absl::Status ConvLike(InferContext& ctx, size_t x_index, size_t w_index,
                                   DimsString(wdims)));
   }
   const size_t n = x.size() - 2;
+  const bool channels_last = layout != ConvLayout::kOnnx;
   std::vector<int64_t> kernel = ctx.node().GetInts("kernel_shape");
-  if (kernel.empty()) kernel.assign(wdims.begin() + 2, wdims.end());
+  if (kernel.empty()) {
+    if (layout == ConvLayout::kChannelsLastWeights) {
+      kernel.assign(wdims.begin() + 1, wdims.end() - 1);
+    } else {
+      kernel.assign(wdims.begin() + 2, wdims.end());
+    }
+  }
   Window w;
   if (absl::Status s = ReadWindow(ctx, n, kernel, &w); !s.ok()) return s;
-  absl::StatusOr<Dims> spatial = WindowOutput(Dims(x.begin() + 2, x.end()), w);
+  const Dims in_spatial = channels_last ? Dims(x.begin() + 1, x.end() - 1)
+                                        : Dims(x.begin() + 2, x.end());
+  absl::StatusOr<Dims> spatial = WindowOutput(in_spatial, w);
   if (!spatial.ok()) return spatial.status();
-  Dims out = {x[0], wdims[0]};
+  Dims out = {x[0]};
+  if (!channels_last) out.push_back(wdims[0]);
   out.insert(out.end(), spatial->begin(), spatial->end());
+  if (channels_last) out.push_back(wdims[0]);
   ctx.Set(0, dtype, std::move(out));
   return absl::OkStatus();
 }
@@ -110,6 +129,19 @@ absl::Status ConvIntegerShape(InferContext& ctx) {
 // x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point.
 absl::Status QLinearConvShape(InferContext& ctx) {
   return ConvLike(ctx, 0, 3, ctx.has_input(7) ? ctx.dtype(7) : ctx.dtype(0));
+}
+
+// com.microsoft QLinearConv: the ONNX inputs, channels last when its
+// channels_last attribute is set (ONNX Runtime's NHWC transformer).
+absl::Status ContribQLinearConvShape(InferContext& ctx) {
+  return ConvLike(ctx, 0, 3, ctx.has_input(7) ? ctx.dtype(7) : ctx.dtype(0),
+                  ctx.node().GetInt("channels_last", 0) != 0
+                      ? ConvLayout::kChannelsLast
+                      : ConvLayout::kOnnx);
+}
+
+absl::Status NhwcConvShape(InferContext& ctx) {
+  return ConvLike(ctx, 0, 1, ctx.dtype(0), ConvLayout::kChannelsLastWeights);
 }
 
 absl::Status ConvTransposeShape(InferContext& ctx) {
@@ -149,7 +181,9 @@ absl::Status ConvTransposeShape(InferContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status PoolShape(InferContext& ctx) {
+// A windowed pool; channels last for com.microsoft NhwcMaxPool and for
+// QLinearAveragePool with channels_last = 1.
+absl::Status PoolLike(InferContext& ctx, bool channels_last, DType dtype) {
   const Dims& x = ctx.dims(0);
   if (x.size() < 3) return Unresolved("pooling input has rank below 3");
   const size_t n = x.size() - 2;
@@ -159,13 +193,34 @@ absl::Status PoolShape(InferContext& ctx) {
       !s.ok()) {
     return s;
   }
-  absl::StatusOr<Dims> spatial = WindowOutput(Dims(x.begin() + 2, x.end()), w);
+  const Dims in_spatial = channels_last ? Dims(x.begin() + 1, x.end() - 1)
+                                        : Dims(x.begin() + 2, x.end());
+  absl::StatusOr<Dims> spatial = WindowOutput(in_spatial, w);
   if (!spatial.ok()) return spatial.status();
-  Dims out = {x[0], x[1]};
+  Dims out = {x[0]};
+  if (!channels_last) out.push_back(x[1]);
   out.insert(out.end(), spatial->begin(), spatial->end());
-  ctx.Set(0, ctx.dtype(0), out);
-  ctx.Set(1, DType::kInt64, std::move(out));  // MaxPool indices
+  if (channels_last) out.push_back(x.back());
+  ctx.Set(0, dtype, out);
+  if (ctx.num_outputs() > 1) {
+    ctx.Set(1, DType::kInt64, std::move(out));  // MaxPool indices
+  }
   return absl::OkStatus();
+}
+
+absl::Status PoolShape(InferContext& ctx) {
+  return PoolLike(ctx, false, ctx.dtype(0));
+}
+
+absl::Status ChannelsLastPoolShape(InferContext& ctx) {
+  return PoolLike(ctx, true, ctx.dtype(0));
+}
+
+// com.microsoft QLinearAveragePool: X, x_scale, x_zero_point, y_scale,
+// y_zero_point; the output has y_zero_point's type (X's when omitted).
+absl::Status QLinearAveragePoolShape(InferContext& ctx) {
+  return PoolLike(ctx, ctx.node().GetInt("channels_last", 0) != 0,
+                  ctx.has_input(4) ? ctx.dtype(4) : ctx.dtype(0));
 }
 
 absl::Status GlobalPoolShape(InferContext& ctx) {
@@ -173,6 +228,20 @@ absl::Status GlobalPoolShape(InferContext& ctx) {
   if (out.size() < 2) return Unresolved("global pooling of rank below 2");
   std::fill(out.begin() + 2, out.end(), 1);
   ctx.Set(0, ctx.dtype(0), std::move(out));
+  return absl::OkStatus();
+}
+
+// com.microsoft QLinearGlobalAveragePool: X, x_scale, x_zero_point, y_scale,
+// y_zero_point; [N, 1..., C] when channels_last.
+absl::Status QLinearGlobalAveragePoolShape(InferContext& ctx) {
+  Dims out = ctx.dims(0);
+  if (out.size() < 3) return Unresolved("global pooling of rank below 3");
+  if (ctx.node().GetInt("channels_last", 0) != 0) {
+    std::fill(out.begin() + 1, out.end() - 1, 1);
+  } else {
+    std::fill(out.begin() + 2, out.end(), 1);
+  }
+  ctx.Set(0, ctx.has_input(4) ? ctx.dtype(4) : ctx.dtype(0), std::move(out));
   return absl::OkStatus();
 }
 
@@ -383,8 +452,18 @@ void RegisterConvPoolShapes(ShapeRegistry* registry) {
   registry->Add(kOnnxDomain, "Upsample", UpsampleShape);
   registry->Add(kOnnxDomain, "Resize", ResizeShape);
   registry->Add(kOnnxDomain, "Col2Im", Col2ImShape);
-  // Contrib version with the default-domain (NCHW) semantics.
+  // Contrib versions with the default-domain (NCHW) semantics.
   registry->Add(kMicrosoftDomain, "FusedConv", ConvShape);
+  registry->Add(kMicrosoftDomain, "GridSample", GridSampleShape);
+  // ONNX Runtime's channels-last and quantized contrib ops (what its NHWC
+  // transformer and QOperator quantization write into a saved model).
+  registry->Add(kMicrosoftDomain, "NhwcConv", NhwcConvShape);
+  registry->Add(kMicrosoftDomain, "QLinearConv", ContribQLinearConvShape);
+  registry->Add(kMicrosoftDomain, "NhwcMaxPool", ChannelsLastPoolShape);
+  registry->Add(kMicrosoftDomain, "QLinearAveragePool",
+                QLinearAveragePoolShape);
+  registry->Add(kMicrosoftDomain, "QLinearGlobalAveragePool",
+                QLinearGlobalAveragePoolShape);
 }
 
 }  // namespace ridgeline::importers::shapes

@@ -35,12 +35,15 @@ absl::Status QLinearMatMulShape(InferContext& ctx) {
   return MatMulLike(ctx, 0, 3, ctx.has_input(7) ? ctx.dtype(7) : ctx.dtype(0));
 }
 
-absl::Status GemmShape(InferContext& ctx) {
-  const Dims& a = ctx.dims(0);
-  const Dims& b = ctx.dims(1);
+// A Gemm of inputs a and b, honoring transA/transB.
+absl::Status GemmLike(InferContext& ctx, size_t a_index, size_t b_index,
+                      DType dtype) {
+  const Dims& a = ctx.dims(a_index);
+  const Dims& b = ctx.dims(b_index);
   if (a.size() != 2 || b.size() != 2) {
-    return Unresolved(fmt::format("Gemm of {} and {}: operands must be 2-D",
-                                  DimsString(a), DimsString(b)));
+    return Unresolved(fmt::format("{} of {} and {}: operands must be 2-D",
+                                  ctx.node().op_type, DimsString(a),
+                                  DimsString(b)));
   }
   const bool ta = ctx.node().GetInt("transA", 0) != 0;
   const bool tb = ctx.node().GetInt("transB", 0) != 0;
@@ -49,11 +52,26 @@ absl::Status GemmShape(InferContext& ctx) {
   const int64_t k2 = tb ? b[1] : b[0];
   const int64_t n = tb ? b[0] : b[1];
   if (k1 != k2) {
-    return Unresolved(fmt::format("Gemm of {} and {}: inner dims differ",
-                                  DimsString(a), DimsString(b)));
+    return Unresolved(fmt::format("{} of {} and {}: inner dims differ",
+                                  ctx.node().op_type, DimsString(a),
+                                  DimsString(b)));
   }
-  ctx.Set(0, ctx.dtype(0), {m, n});
+  ctx.Set(0, dtype, {m, n});
   return absl::OkStatus();
+}
+
+absl::Status GemmShape(InferContext& ctx) {
+  return GemmLike(ctx, 0, 1, ctx.dtype(0));
+}
+
+// com.microsoft QGemm: A, a_scale, a_zero_point, B, b_scale, b_zero_point,
+// C, y_scale, y_zero_point; the output is float unless y_scale is given,
+// then y_zero_point's type (uint8 when that is omitted, as in ONNX
+// Runtime's schema default).
+absl::Status QGemmShape(InferContext& ctx) {
+  DType dtype = DType::kFloat32;
+  if (ctx.has_input(7)) dtype = ctx.has_input(8) ? ctx.dtype(8) : DType::kUInt8;
+  return GemmLike(ctx, 0, 3, dtype);
 }
 
 absl::Status EinsumShape(InferContext& ctx) {
@@ -134,6 +152,8 @@ void RegisterMatMulShapes(ShapeRegistry* registry) {
   registry->Add(kOnnxDomain, "MatMulInteger", MatMulIntegerShape);
   registry->Add(kOnnxDomain, "QLinearMatMul", QLinearMatMulShape);
   registry->Add(kOnnxDomain, "Gemm", GemmShape);
+  registry->Add(kMicrosoftDomain, "FusedGemm", GemmShape);
+  registry->Add(kMicrosoftDomain, "QGemm", QGemmShape);
   registry->Add(kOnnxDomain, "Einsum", EinsumShape);
 }
 

@@ -1,5 +1,9 @@
 #include "importers/shapes/registry.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace ridgeline::importers::shapes {
 
 void ShapeRegistry::Add(std::string_view domain, std::string_view op_type,
@@ -18,6 +22,15 @@ ShapeFn ShapeRegistry::Find(const std::string& domain,
   if (d == shapes_.end()) return nullptr;
   auto it = d->second.find(op_type);
   return it == d->second.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> ShapeRegistry::Ops(const std::string& domain) const {
+  std::vector<std::string> ops;
+  auto d = shapes_.find(domain);
+  if (d == shapes_.end()) return ops;
+  for (const auto& [op, fn] : d->second) ops.push_back(op);
+  std::sort(ops.begin(), ops.end());
+  return ops;
 }
 
 const FoldEntry* ShapeRegistry::FindFold(const std::string& domain,

@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
@@ -38,6 +39,8 @@ class ShapeRegistry {
 
   // nullptr when the op has no function.
   ShapeFn Find(const std::string& domain, const std::string& op_type) const;
+  // The ops of `domain` that have a function, sorted.
+  std::vector<std::string> Ops(const std::string& domain) const;
   const FoldEntry* FindFold(const std::string& domain,
                             const std::string& op_type) const;
 

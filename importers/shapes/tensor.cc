@@ -245,33 +245,48 @@ absl::Status UnsqueezeShape(InferContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status ConcatShape(InferContext& ctx) {
-  size_t first = 0;
-  while (first < ctx.num_inputs() && !ctx.has_input(first)) ++first;
-  if (first == ctx.num_inputs()) return Unresolved("Concat has no inputs");
+// Concat of the inputs first, first + step, ... along `axis`.
+absl::Status ConcatLike(InferContext& ctx, size_t first, size_t step,
+                        DType dtype) {
+  while (first < ctx.num_inputs() && !ctx.has_input(first)) first += step;
+  if (first >= ctx.num_inputs()) {
+    return Unresolved(fmt::format("{} has no inputs", ctx.node().op_type));
+  }
   const int64_t rank = ctx.rank(first);
   absl::StatusOr<int64_t> axis =
       NormalizeAxis(ctx.node().GetInt("axis", 0), rank);
   if (!axis.ok()) return axis.status();
   Dims out = ctx.dims(first);
-  for (size_t i = first + 1; i < ctx.num_inputs(); ++i) {
+  for (size_t i = first + step; i < ctx.num_inputs(); i += step) {
     if (!ctx.has_input(i)) continue;
     const Dims& d = ctx.dims(i);
     if (static_cast<int64_t>(d.size()) != rank) {
-      return Unresolved(
-          fmt::format("Concat of ranks {} and {}", rank, d.size()));
+      return Unresolved(fmt::format("{} of ranks {} and {}", ctx.node().op_type,
+                                    rank, d.size()));
     }
     for (int64_t k = 0; k < rank; ++k) {
       if (k == *axis) continue;
       if (d[k] != out[k]) {
-        return Unresolved(fmt::format("Concat of {} and {} along axis {}",
-                                      DimsString(out), DimsString(d), *axis));
+        return Unresolved(fmt::format("{} of {} and {} along axis {}",
+                                      ctx.node().op_type, DimsString(out),
+                                      DimsString(d), *axis));
       }
     }
     out[*axis] += d[*axis];
   }
-  ctx.Set(0, ctx.dtype(first), std::move(out));
+  ctx.Set(0, dtype == DType::kUndefined ? ctx.dtype(first) : dtype,
+          std::move(out));
   return absl::OkStatus();
+}
+
+absl::Status ConcatShape(InferContext& ctx) {
+  return ConcatLike(ctx, 0, 1, DType::kUndefined);
+}
+
+// com.microsoft QLinearConcat: Y_scale, Y_zero_point, then (X, X_scale,
+// X_zero_point) per input; the output has Y_zero_point's type.
+absl::Status QLinearConcatShape(InferContext& ctx) {
+  return ConcatLike(ctx, 2, 3, ctx.dtype(1));
 }
 
 absl::Status SplitShape(InferContext& ctx) {
@@ -674,6 +689,7 @@ void RegisterTensorShapes(ShapeRegistry* registry) {
   registry->Add(kOnnxDomain, "Squeeze", SqueezeShape);
   registry->Add(kOnnxDomain, "Unsqueeze", UnsqueezeShape);
   registry->Add(kOnnxDomain, "Concat", ConcatShape);
+  registry->Add(kMicrosoftDomain, "QLinearConcat", QLinearConcatShape);
   registry->Add(kOnnxDomain, "Split", SplitShape);
   registry->Add(kOnnxDomain, "Slice", SliceShape);
   registry->Add(kOnnxDomain, "Gather", GatherShape);
