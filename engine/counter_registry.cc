@@ -236,6 +236,7 @@ const CounterRegistry& CounterRegistry::Default() {
     counters::RegisterMoeCounters(*r);
     counters::RegisterRnnCounters(*r);
     counters::RegisterMiscCounters(*r);
+    counters::RegisterMlCounters(*r);
     return r;
   }();
   return *registry;

@@ -282,6 +282,24 @@ TEST(ImporterShapesTest, UnknownOpsStayUnresolvedWithReason) {
   EXPECT_EQ(by_tensor["nso"].reason, "no shape function for ai.onnx:NoSuchOp");
 }
 
+TEST(ImporterShapesTest, ResolvesClassicMlModels) {
+  ImportOptions options;
+  options.dims["N"] = 10;
+  graph::Graph g = Import("classic_ml.onnx", options);
+  for (const auto& u : g.unresolved)
+    ADD_FAILURE() << u.tensor << ": " << u.reason;
+  // Classifiers: the label [N] (int64 with integer labels, string with
+  // string labels) and one score per class, float.
+  EXPECT_EQ(Dims(g, "lin_label"), (graph::Dims{10}));
+  EXPECT_EQ(T(g, "lin_label").dtype, graph::DType::kInt64);
+  EXPECT_EQ(Dims(g, "lin_prob"), (graph::Dims{10, 3}));
+  EXPECT_EQ(T(g, "tree_label").dtype, graph::DType::kString);
+  EXPECT_EQ(Dims(g, "tree_prob"), (graph::Dims{10, 2}));
+  EXPECT_EQ(Dims(g, "svm_prob"), (graph::Dims{10, 2}));
+  // SVMRegressor: one target per row.
+  EXPECT_EQ(Dims(g, "svr"), (graph::Dims{10, 1}));
+}
+
 TEST(ImporterShapesTest, MissingExternalDataIsAWarning) {
   graph::Graph g = Import("external_data.onnx");
   ASSERT_EQ(g.warnings.size(), 1u);

@@ -42,6 +42,8 @@ void RegisterQuantizedCounters(CounterRegistry& registry);
 void RegisterMoeCounters(CounterRegistry& registry);
 // LSTM, GRU, RNN (rnn.cc).
 void RegisterRnnCounters(CounterRegistry& registry);
+// ai.onnx.ml: scalers, linear and SVM models, tree ensembles (ml.cc).
+void RegisterMlCounters(CounterRegistry& registry);
 // If/Loop/Scan containers and generators (Range, ConstantOfShape, ...)
 // (misc.cc).
 void RegisterMiscCounters(CounterRegistry& registry);

@@ -1,7 +1,7 @@
 // Shape functions of easy ai.onnx.ml ops whose ONNX schema has no inference
 // function (ONNX 1.12): Scaler, Normalizer, Binarizer, Imputer, regressors,
-// ArrayFeatureExtractor, OneHotEncoder, FeatureVectorizer. The other ml ops go
-// to ONNX's schema inference.
+// classifiers, TreeEnsemble, ArrayFeatureExtractor, OneHotEncoder,
+// FeatureVectorizer. The other ml ops go to ONNX's schema inference.
 #include <string>
 #include <variant>
 
@@ -81,6 +81,27 @@ absl::Status FeatureVectorizerShape(InferContext& ctx) {
   return absl::OkStatus();
 }
 
+// LinearClassifier, SVMClassifier, TreeEnsembleClassifier: the label [N]
+// (int64 with integer class labels, else string) and the scores [N, C], one
+// per class label.
+absl::Status ClassifierShape(InferContext& ctx) {
+  const graph::Node& node = ctx.node();
+  const size_t ints =
+      ListSize(node, "classlabels_ints") + ListSize(node, "classlabels_int64s");
+  const size_t strings = ListSize(node, "classlabels_strings");
+  const int64_t rows = Rows(ctx.dims(0));
+  ctx.Set(0, ints > 0 ? DType::kInt64 : DType::kString, {rows});
+  ctx.Set(1, DType::kFloat32, {rows, static_cast<int64_t>(ints + strings)});
+  return absl::OkStatus();
+}
+
+// TreeEnsemble (ai.onnx.ml opset 5): X [N, F] -> [N, n_targets], X's type.
+absl::Status TreeEnsembleShape(InferContext& ctx) {
+  ctx.Set(0, ctx.dtype(0),
+          {Rows(ctx.dims(0)), ctx.node().GetInt("n_targets", 1)});
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterMlShapes(ShapeRegistry* registry) {
@@ -91,6 +112,10 @@ void RegisterMlShapes(ShapeRegistry* registry) {
   registry->Add(kMlDomain, "LinearRegressor", RegressorShape);
   registry->Add(kMlDomain, "SVMRegressor", RegressorShape);
   registry->Add(kMlDomain, "TreeEnsembleRegressor", RegressorShape);
+  registry->Add(kMlDomain, "TreeEnsemble", TreeEnsembleShape);
+  registry->Add(kMlDomain, "LinearClassifier", ClassifierShape);
+  registry->Add(kMlDomain, "SVMClassifier", ClassifierShape);
+  registry->Add(kMlDomain, "TreeEnsembleClassifier", ClassifierShape);
   registry->Add(kMlDomain, "ArrayFeatureExtractor", ArrayFeatureExtractorShape);
   registry->Add(kMlDomain, "OneHotEncoder", OneHotEncoderShape);
   registry->Add(kMlDomain, "FeatureVectorizer", FeatureVectorizerShape);
