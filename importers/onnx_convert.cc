@@ -11,6 +11,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_join.h"
 #include "fmt/format.h"
+#include "importers/function_inliner.h"
 #include "importers/input_binding.h"
 #include "importers/onnx_wire.h"
 
@@ -342,10 +343,18 @@ class Converter {
 
 }  // namespace
 
-absl::StatusOr<graph::Graph> ConvertModel(const onnx::ModelProto& model,
+absl::StatusOr<graph::Graph> ConvertModel(onnx::ModelProto* model,
                                           const std::string& base_dir,
                                           const ImportOptions& options) {
-  return Converter(model, base_dir, options).Run();
+  absl::StatusOr<InlineResult> inlined = InlineLocalFunctions(model);
+  if (!inlined.ok()) return inlined.status();
+  absl::StatusOr<graph::Graph> graph =
+      Converter(*model, base_dir, options).Run();
+  if (!graph.ok()) return graph;
+  for (std::string& w : inlined->warnings) {
+    graph->warnings.push_back(std::move(w));
+  }
+  return graph;
 }
 
 }  // namespace ridgeline::importers

@@ -15,11 +15,13 @@
 
 namespace ridgeline::importers {
 
-// Builds the graph: tensors for graph inputs (symbolic dims bound from
-// `options`), initializers (weights; external data only checked for
-// existence), node outputs, and nodes of subgraphs with their parent. Then
-// resolves every shape (shape_inference.h) and finalizes the graph.
-absl::StatusOr<graph::Graph> ConvertModel(const onnx::ModelProto& model,
+// Builds the graph: first expands the calls of model-local functions in
+// `model` (function_inliner.h), then tensors for graph inputs (symbolic
+// dims bound from `options`), initializers (weights; external data only
+// checked for existence), node outputs, and nodes of subgraphs with their
+// parent. Then resolves every shape (shape_inference.h) and finalizes the
+// graph.
+absl::StatusOr<graph::Graph> ConvertModel(onnx::ModelProto* model,
                                           const std::string& base_dir,
                                           const ImportOptions& options);
 

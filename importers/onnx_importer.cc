@@ -82,9 +82,9 @@ absl::Status NotValid(std::string_view display_name,
 }
 
 // The protobuf parse of a (compacted) ModelProto into `arena`.
-absl::StatusOr<const onnx::ModelProto*> Parse(std::string_view bytes,
-                                              std::string_view display_name,
-                                              google::protobuf::Arena* arena) {
+absl::StatusOr<onnx::ModelProto*> Parse(std::string_view bytes,
+                                        std::string_view display_name,
+                                        google::protobuf::Arena* arena) {
   onnx::ModelProto& model =
       *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(arena);
   google::protobuf::io::CodedInputStream stream(
@@ -122,10 +122,9 @@ absl::StatusOr<graph::Graph> ParseAndConvert(std::string_view bytes,
                                              const std::string& base_dir,
                                              const ImportOptions& options) {
   google::protobuf::Arena arena(ParseArenaOptions());
-  absl::StatusOr<const onnx::ModelProto*> model =
-      Parse(bytes, display_name, &arena);
+  absl::StatusOr<onnx::ModelProto*> model = Parse(bytes, display_name, &arena);
   if (!model.ok()) return model.status();
-  absl::StatusOr<graph::Graph> graph = ConvertModel(**model, base_dir, options);
+  absl::StatusOr<graph::Graph> graph = ConvertModel(*model, base_dir, options);
   if (!graph.ok()) {
     return absl::Status(graph.status().code(),
                         fmt::format("{}: {}", display_name,
@@ -138,8 +137,7 @@ absl::StatusOr<graph::Graph> ParseAndConvert(std::string_view bytes,
 absl::StatusOr<std::vector<DeclaredInput>> ParseDeclaredInputs(
     std::string_view bytes, std::string_view display_name) {
   google::protobuf::Arena arena(ParseArenaOptions());
-  absl::StatusOr<const onnx::ModelProto*> model =
-      Parse(bytes, display_name, &arena);
+  absl::StatusOr<onnx::ModelProto*> model = Parse(bytes, display_name, &arena);
   if (!model.ok()) return model.status();
   const onnx::GraphProto& g = (*model)->graph();
   std::set<std::string> initializers;

@@ -126,7 +126,7 @@ absl::StatusOr<graph::Graph> ImportByFullParse(const std::string& bytes,
       !model.has_graph() || model.ir_version() <= 0) {
     return absl::InvalidArgumentError("not a valid ONNX model");
   }
-  return ConvertModel(model, base_dir, ImportOptions());
+  return ConvertModel(&model, base_dir, ImportOptions());
 }
 
 struct Totals {
