@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "google/protobuf/arena.h"
+#include "google/protobuf/unknown_field_set.h"
 
 namespace ridgeline::importers {
 namespace {
@@ -79,11 +80,37 @@ void RenameOuterReferences(onnx::GraphProto* g, const CallScope& scope,
   }
 }
 
+// FunctionProto field 11, attribute_proto (IR 9): the defaults of the
+// function's attributes. The ONNX 1.12 schema this build compiles has no
+// such field, so it is read from the message's unknown fields.
+constexpr int kFunctionAttributeProtoField = 11;
+
+absl::flat_hash_map<std::string, onnx::AttributeProto> AttributeDefaults(
+    const onnx::FunctionProto& fn) {
+  absl::flat_hash_map<std::string, onnx::AttributeProto> defaults;
+  const google::protobuf::UnknownFieldSet& unknown =
+      fn.GetReflection()->GetUnknownFields(fn);
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const google::protobuf::UnknownField& f = unknown.field(i);
+    if (f.number() != kFunctionAttributeProtoField ||
+        f.type() != google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED) {
+      continue;
+    }
+    onnx::AttributeProto attr;
+    if (attr.ParseFromString(f.length_delimited()) && !attr.name().empty()) {
+      defaults[attr.name()] = std::move(attr);
+    }
+  }
+  return defaults;
+}
+
 class Inliner {
  public:
   explicit Inliner(const onnx::ModelProto& model) {
     for (const auto& f : model.functions()) {
       functions_.emplace(Key(f.domain(), f.name()), &f);
+      auto defaults = AttributeDefaults(f);
+      if (!defaults.empty()) defaults_.emplace(&f, std::move(defaults));
     }
   }
 
@@ -185,7 +212,11 @@ class Inliner {
       if (!call.output(i).empty()) io[fn.output(i)] = call.output(i);
     }
     const CallScope scope(prefix, std::move(io));
+    // The call's attributes over the function's declared defaults.
     absl::flat_hash_map<std::string, const onnx::AttributeProto*> given;
+    if (auto d = defaults_.find(&fn); d != defaults_.end()) {
+      for (const auto& [name, attr] : d->second) given[name] = &attr;
+    }
     for (const auto& attr : call.attribute()) given[attr.name()] = &attr;
     if (seen_.insert(Key(fn.domain(), fn.name())).second) ++result_.functions;
     ++result_.calls;
@@ -208,7 +239,8 @@ class Inliner {
       for (const auto& attr : body.attribute()) {
         if (!attr.ref_attr_name().empty()) {
           auto it = given.find(attr.ref_attr_name());
-          if (it == given.end()) continue;  // the operator's default applies
+          // Neither given nor declared: the operator's default applies.
+          if (it == given.end()) continue;
           onnx::AttributeProto* copy = node.add_attribute();
           *copy = *it->second;
           copy->set_name(attr.name());
@@ -232,6 +264,9 @@ class Inliner {
   }
 
   absl::flat_hash_map<std::string, const onnx::FunctionProto*> functions_;
+  absl::flat_hash_map<const onnx::FunctionProto*,
+                      absl::flat_hash_map<std::string, onnx::AttributeProto>>
+      defaults_;
   NameSet prefixes_;
   NameSet seen_;
   int64_t collisions_ = 0;

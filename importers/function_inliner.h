@@ -7,9 +7,10 @@
 // needs operators, so every call is replaced by the function's nodes: its
 // formal inputs and outputs become the call's, its other values and nodes
 // are named "<call>/<name>", attributes referenced by ref_attr_name take the
-// call's value (or are dropped, so the operator's default applies), and
-// subgraphs inside a body see the renamed values. Calls inside functions,
-// subgraphs and expanded bodies are expanded too.
+// call's value, else the function's declared default (IR 9's
+// attribute_proto), else are dropped so that the operator's default
+// applies, and subgraphs inside a body see the renamed values. Calls inside
+// functions, subgraphs and expanded bodies are expanded too.
 //
 // The input is untrusted: nesting deeper than kMaxFunctionDepth (a
 // function that calls itself) or more than kMaxInlinedNodes nodes in all is

@@ -68,9 +68,9 @@ TEST(ImporterFunctionsTest, ReferencedAttributesAndNames) {
   EXPECT_EQ(leaky[0], "Block/Affine_0/LeakyRelu_2");
   EXPECT_EQ(leaky[2], "Block#1/Affine_0/LeakyRelu_2");
   // The first Affine of a Block is called with alpha 0.2; the second gives
-  // none, so the attribute is dropped and LeakyRelu's default applies.
+  // none, so the function's declared default (attribute_proto) applies.
   EXPECT_FLOAT_EQ(alphas[0], 0.2f);
-  EXPECT_EQ(alphas[1], -1);
+  EXPECT_FLOAT_EQ(alphas[1], 0.3f);
   EXPECT_FLOAT_EQ(alphas[2], 0.2f);
 }
 
