@@ -283,7 +283,7 @@ absl::StatusOr<Cost> CounterRegistry::Count(const graph::Graph& graph,
     for (int t : tensors) {
       if (t < 0) continue;
       const graph::Tensor& tensor = graph.tensor(t);
-      if (!tensor.shape_known) {
+      if (!tensor.shape_known && !tensor.non_tensor) {
         return absl::FailedPreconditionError(
             fmt::format("node '{}' ({}): the shape of {} '{}' is unknown",
                         node.name, OpName(node), kind, tensor.name));

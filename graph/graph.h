@@ -55,6 +55,11 @@ struct Tensor {
   // every element non-zero, NonMaxSuppression selecting every box, ...),
   // not the size of a particular run; Graph::warnings says which.
   bool upper_bound = false;
+  // A sequence or optional value (SplitToSequence's list, ZipMap's list of
+  // maps, an Optional): not a tensor. Its dims stay unknown (shape_known is
+  // false) and it is not unresolved; as a tensor it costs 0 bytes, and the
+  // ops that build or read it price the tensors they copy.
+  bool non_tensor = false;
   TensorKind kind = TensorKind::kActivation;
   // Initializer whose bytes live in an external file (never opened).
   bool external_data = false;

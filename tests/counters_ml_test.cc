@@ -40,6 +40,29 @@ TEST(MlCounterTest, ScalerNormalizerBinarizer) {
       g.Count(g.Op("Binarizer", {x}, {{10, 4}}, {}, kMl)).other_flops, 40);
 }
 
+// Lookups, 1 per input element; ArrayFeatureExtractor reads what it
+// gathers (2 columns of 10 rows, 80 B, + the 2 int64 indices, 16 B).
+TEST(MlCounterTest, LookupsAndFeatureExtraction) {
+  CounterGraph g;
+  int x = g.Input("x", {10, 4});
+  int ids = g.Input("ids", {10}, DType::kInt64);
+  EXPECT_DOUBLE_EQ(
+      g.Count(g.Op("LabelEncoder", {ids}, {{10}},
+                   {{"keys_int64s", Ints{1, 2}}, {"values_int64s", Ints{3, 4}}},
+                   kMl))
+          .other_flops,
+      10);
+  EXPECT_DOUBLE_EQ(g.Count(g.Op("OneHotEncoder", {ids}, {{10, 3}},
+                                {{"cats_int64s", Ints{1, 2, 3}}}, kMl))
+                       .other_flops,
+                   10);
+  int cols = g.IntConstant("cols", {0, 2});
+  const Cost afe =
+      g.Count(g.Op("ArrayFeatureExtractor", {x, cols}, {{10, 2}}, {}, kMl));
+  EXPECT_DOUBLE_EQ(afe.bytes_read, 80 + 16);
+  EXPECT_DOUBLE_EQ(afe.bytes_written, 80);
+}
+
 TEST(MlCounterTest, LinearClassifierWithSoftmax) {
   CounterGraph g;
   int x = g.Input("x", {10, 4});

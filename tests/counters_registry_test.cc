@@ -21,8 +21,8 @@ TEST(CounterRegistryTest, UnknownOpCountsBytesOnly) {
   CounterGraph g;
   int x = g.Input("x", {4});
   int fancy = g.Op("FancyOp", {x}, {{4}}, {}, "my.domain");
-  int zipmap = g.Op("ZipMap", {x}, {{4}}, {}, "ai.onnx.ml");
-  for (int n : {fancy, zipmap}) {
+  int no_such = g.Op("NoSuchOp", {x}, {{4}}, {}, "ai.onnx.ml");
+  for (int n : {fancy, no_such}) {
     Cost c = g.Count(n);
     EXPECT_TRUE(c.unknown);
     EXPECT_DOUBLE_EQ(c.Flops(2), 0);
@@ -212,7 +212,8 @@ TEST(CounterRegistryTest, EveryContribCounterHasAShapeFunction) {
       importers::shapes::DefaultShapeRegistry();
   std::vector<std::string> missing;
   for (const auto& [domain, op] : CounterRegistry::Default().Ops()) {
-    if (domain.empty()) continue;
+    // ONNX's own domains have ONNX's schema inference behind them.
+    if (domain.empty() || domain == "ai.onnx.ml") continue;
     if (shapes.Find(domain, op) == nullptr)
       missing.push_back(domain + ":" + op);
   }

@@ -8,6 +8,8 @@
 namespace ridgeline::engine::counters {
 
 double Elements(const graph::Tensor& tensor) {
+  // A sequence or optional value has no elements of its own.
+  if (tensor.non_tensor) return 0;
   return static_cast<double>(tensor.NumElements());
 }
 
@@ -59,6 +61,16 @@ Cost DefaultTraffic(const CountContext& ctx) {
   }
   AddAllOutputs(ctx, &cost);
   return cost;
+}
+
+CounterFn PerOutputElement(double flops) {
+  return [flops](const CountContext& ctx) -> absl::StatusOr<Cost> {
+    absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
+    if (!y.ok()) return y.status();
+    Cost cost = DefaultTraffic(ctx);
+    cost.other_flops = Elements(**y) * flops;
+    return cost;
+  };
 }
 
 Cost TrafficOf(const CountContext& ctx, std::initializer_list<size_t> inputs) {

@@ -40,6 +40,10 @@ Cost DefaultTraffic(const CountContext& ctx);
 // present output is written.
 Cost TrafficOf(const CountContext& ctx, std::initializer_list<size_t> inputs);
 
+// A counter of `flops` per element of output 0, with the default traffic
+// (the elementwise ops, table lookups).
+CounterFn PerOutputElement(double flops);
+
 // The error for a node whose tensors do not fit the op:
 // "node 'NAME' (OP): WHAT".
 absl::Status NodeError(const CountContext& ctx, std::string_view what);

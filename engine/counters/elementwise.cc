@@ -9,16 +9,6 @@
 namespace ridgeline::engine::counters {
 namespace {
 
-CounterFn PerOutputElement(double flops) {
-  return [flops](const CountContext& ctx) -> absl::StatusOr<Cost> {
-    absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
-    if (!y.ok()) return y.status();
-    Cost cost = DefaultTraffic(ctx);
-    cost.other_flops = Elements(**y) * flops;
-    return cost;
-  };
-}
-
 // Sum/Max/Min: (inputs - 1) operations per output element; Mean adds a
 // multiply by 1/n.
 CounterFn Variadic(double extra_per_output) {

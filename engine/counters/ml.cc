@@ -2,6 +2,10 @@
 // write). Per element, per row (a row of X [N, F] is one example):
 //  - Scaler: (x - offset) * scale, 2 per element. Binarizer: 1 compare.
 //    Imputer: a compare with the value to replace and a select, 2.
+//  - LabelEncoder, CategoryMapper, OneHotEncoder: a table lookup, 1 per
+//    input element. DictVectorizer, CastMap (a map in, a tensor out): 1 per
+//    output element. ArrayFeatureExtractor reads what it gathers (as
+//    Gather), FeatureVectorizer copies its inputs (as Concat).
 //  - Normalizer: MAX 1 (compare), L1 2 (abs, add), L2 2 (square, add) per
 //    element to find the norm, + 1 division (4) per element; L2 + a square
 //    root (4) per row.
@@ -252,7 +256,8 @@ Forest ForestOfNodeIds(const graph::Node& node) {
   // its first node.
   absl::flat_hash_map<int64_t, std::vector<size_t>> by_tree;
   for (size_t i = 0; i < n; ++i) by_tree[tree_ids[i]].push_back(i);
-  for (const auto& [tree, members] : by_tree) {
+  for (const auto& entry : by_tree) {
+    const std::vector<size_t>& members = entry.second;
     absl::flat_hash_map<int64_t, int64_t> local;  // node id -> local index
     for (size_t j = 0; j < members.size(); ++j) {
       local.emplace(node_ids[members[j]], static_cast<int64_t>(j));
@@ -367,6 +372,12 @@ void RegisterMlCounters(CounterRegistry& registry) {
   registry.Register(kMl, "Binarizer", PerElement(cost::kCmp));
   registry.Register(kMl, "Imputer", PerElement(2 * cost::kCmp));
   registry.Register(kMl, "Normalizer", CountNormalizer);
+  for (const char* op : {"LabelEncoder", "CategoryMapper", "OneHotEncoder"}) {
+    registry.Register(kMl, op, PerElement(cost::kCmp));
+  }
+  for (const char* op : {"DictVectorizer", "CastMap"}) {
+    registry.Register(kMl, op, PerOutputElement(cost::kCmp));
+  }
   registry.Register(kMl, "LinearRegressor", LinearModel(false));
   registry.Register(kMl, "LinearClassifier", LinearModel(true));
   registry.Register(kMl, "SVMRegressor", SvmModel(false));

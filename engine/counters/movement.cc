@@ -96,14 +96,75 @@ absl::StatusOr<Cost> CountCol2Im(const CountContext& ctx) {
   return cost;
 }
 
+// Sequence ops (a sequence is a list of tensors, graph::Tensor::non_tensor):
+// what they copy. SplitToSequence and SequenceConstruct copy their tensors
+// into the list, SequenceInsert the inserted tensor, SequenceAt the element
+// it returns, ConcatFromSequence every element into its output: each reads
+// and writes those bytes. SequenceErase, SequenceEmpty and SequenceLength
+// touch no element (views).
+absl::StatusOr<Cost> CountIntoSequence(const CountContext& ctx) {
+  Cost cost;
+  for (size_t i = 0; i < ctx.node.inputs.size(); ++i) {
+    const graph::Tensor* t = ctx.input(i);
+    if (t == nullptr || t->non_tensor) continue;
+    if (ctx.node.op_type == "SplitToSequence" && i > 0) {
+      AddReadAll(ctx, *t, &cost);  // the split sizes
+      continue;
+    }
+    if (ctx.node.op_type == "SequenceInsert" && i != 1) {
+      AddReadAll(ctx, *t, &cost);  // the position
+      continue;
+    }
+    AddReadAll(ctx, *t, &cost);
+    cost.bytes_written += ctx.pricer.TensorBytes(ctx.graph, *t);
+  }
+  return cost;
+}
+
+absl::StatusOr<Cost> CountOutOfSequence(const CountContext& ctx) {
+  absl::StatusOr<const graph::Tensor*> y = RequireOutput(ctx, 0);
+  if (!y.ok()) return y.status();
+  Cost cost;
+  const double bytes = ctx.pricer.TensorBytes(ctx.graph, **y);
+  cost.bytes_read = bytes;
+  cost.bytes_written = bytes;
+  for (size_t i = 1; i < ctx.node.inputs.size(); ++i) {
+    if (const graph::Tensor* t = ctx.input(i); t != nullptr && !t->non_tensor) {
+      AddReadAll(ctx, *t, &cost);  // SequenceAt's position
+    }
+  }
+  return cost;
+}
+
+// ai.onnx.ml ZipMap: scores [N, C] into N maps of C (label, score) entries,
+// each entry its key (8 B: int64 or a string handle) and its float score.
+absl::StatusOr<Cost> CountZipMap(const CountContext& ctx) {
+  absl::StatusOr<const graph::Tensor*> x = RequireInput(ctx, 0);
+  if (!x.ok()) return x.status();
+  Cost cost = TrafficOf(ctx, {0});
+  cost.bytes_written += Elements(**x) * (8 + 4);
+  return cost;
+}
+
 }  // namespace
 
 void RegisterMovementCounters(CounterRegistry& registry) {
   for (const char* op : {"Reshape", "Squeeze", "Unsqueeze", "Flatten",
                          "Identity", "Shape", "Size", "Constant", "Optional",
-                         "OptionalGetElement", "OptionalHasElement"}) {
+                         "OptionalGetElement", "OptionalHasElement",
+                         "SequenceErase", "SequenceEmpty", "SequenceLength"}) {
     registry.Register("", op, CountView);
   }
+  for (const char* op :
+       {"SplitToSequence", "SequenceConstruct", "SequenceInsert"}) {
+    registry.Register("", op, CountIntoSequence);
+  }
+  registry.Register("", "SequenceAt", CountOutOfSequence);
+  registry.Register("", "ConcatFromSequence", CountOutOfSequence);
+  registry.Register("ai.onnx.ml", "ZipMap", CountZipMap);
+  // ai.onnx.ml's gather and concatenation.
+  registry.Register("ai.onnx.ml", "ArrayFeatureExtractor", CountGather);
+  registry.Register("ai.onnx.ml", "FeatureVectorizer", CountCopy);
   registry.Register("", "Dropout", CountDropout);
   for (const char* op :
        {"Transpose", "Concat", "Split", "DepthToSpace", "SpaceToDepth",

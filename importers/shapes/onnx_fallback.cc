@@ -185,8 +185,13 @@ absl::Status InferWithOnnxSchema(InferContext& ctx) {
     if (static_cast<int>(i) >= reply.graph().output_size()) continue;
     const onnx::TypeProto& type = reply.graph().output(i).type();
     if (!type.has_tensor_type()) {
-      if (type.has_sequence_type()) {
-        problem = "the output is a sequence, not a tensor";
+      if (type.has_sequence_type() || type.has_optional_type() ||
+          type.has_map_type()) {
+        // A sequence (ZipMap's list of maps), optional or map: known as a
+        // value that is not a tensor (graph::Tensor::non_tensor).
+        SequenceInfo info;
+        info.is_optional = type.has_optional_type();
+        ctx.SetSequence(i, std::move(info));
       } else if (problem.empty()) {
         problem = "ONNX shape inference gave no type";
       }

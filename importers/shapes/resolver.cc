@@ -77,16 +77,15 @@ absl::Status Resolver::Run() {
     if (tensor.shape_known || tensor.is_weight()) continue;
     // A tensor of a branch that does not run is not missing.
     if (tensor.producer >= 0 && graph_.node(tensor.producer).not_run) continue;
+    // A sequence or optional value is known for what it is.
+    if (state_.sequences.contains(static_cast<int>(t))) {
+      graph_.mutable_tensor(static_cast<int>(t)).non_tensor = true;
+      continue;
+    }
     std::string node =
         tensor.producer >= 0 ? graph_.node(tensor.producer).name : "";
     std::string reason;
-    auto seq = state_.sequences.find(static_cast<int>(t));
-    if (seq != state_.sequences.end()) {
-      reason = seq->second.is_optional
-                   ? "an optional value, not a tensor"
-                   : "a sequence value (a list of tensors), not a tensor";
-    } else if (auto it = reasons_.find(static_cast<int>(t));
-               it != reasons_.end()) {
+    if (auto it = reasons_.find(static_cast<int>(t)); it != reasons_.end()) {
       reason = it->second;
     } else if (tensor.kind == graph::TensorKind::kGraphInput) {
       reason = "the graph input declares no tensor shape";
