@@ -155,7 +155,8 @@ KernelClass ClassOfNode(const graph::Node& node, const Cost& cost) {
     if (g.batch > 0 && (g.n < 16 || g.k < 16)) return KernelClass::kElementwise;
     if (OneOf(op, {"Attention", "QAttention", "MultiHeadAttention",
                    "GroupQueryAttention", "PackedAttention",
-                   "DecoderMaskedMultiHeadAttention"})) {
+                   "DecoderMaskedMultiHeadAttention",
+                   "DecoderMaskedSelfAttention"})) {
       return KernelClass::kAttention;
     }
     return KernelClass::kMatrix;

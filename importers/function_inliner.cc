@@ -124,8 +124,14 @@ class Inliner {
       any = any || Find(node) != nullptr;
     }
     if (!any) return absl::OkStatus();
+    // The expanded node list, on the graph's arena when it has one (a cheap
+    // swap), else owned here.
+    onnx::GraphProto owned;
     onnx::GraphProto* scratch =
-        google::protobuf::Arena::CreateMessage<onnx::GraphProto>(g->GetArena());
+        g->GetArena() != nullptr
+            ? google::protobuf::Arena::CreateMessage<onnx::GraphProto>(
+                  g->GetArena())
+            : &owned;
     for (auto& node : *g->mutable_node()) {
       if (absl::Status s = Emit(std::move(node), scratch, depth); !s.ok()) {
         return s;

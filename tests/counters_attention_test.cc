@@ -69,6 +69,44 @@ TEST(AttentionCounterTest, MicrosoftQAttentionWithPast) {
   EXPECT_DOUBLE_EQ(c.bytes_written, 2432);
 }
 
+// com.microsoft DecoderMaskedSelfAttention: one decode token over a shared
+// past/present buffer of 10 positions, 5 in use (past_sequence_length).
+TEST(AttentionCounterTest, DecoderMaskedSelfAttentionReadsTheRowsInUse) {
+  CounterGraph g;
+  int x = g.Input("x", {2, 1, 16});
+  int w = g.Weight("w", {16, 48});
+  int b = g.Weight("b", {48});
+  int past = g.Input("past", {2, 2, 4, 10, 4});
+  int len = g.IntConstant("past_len", {5}, /*scalar=*/true, DType::kInt32);
+  int att = g.Op(
+      "DecoderMaskedSelfAttention", {x, w, b, -1, past, -1, len},
+      {{2, 1, 16}, {2, 2, 4, 10, 4}},
+      {{"num_heads", int64_t{4}}, {"past_present_share_buffer", int64_t{1}}},
+      "com.microsoft");
+  Cost c = g.Count(att);
+  // Projection 2*1*16*48 = 1536; QK^T and AV over 5 + 1 = 6 keys:
+  // 2 * (2*4*1*6*4) = 384. 1920.
+  EXPECT_DOUBLE_EQ(c.macs, 1920);
+  // Bias 2*1*48 = 96; 48 scores x (scale 1 + softmax 15) = 768. 864.
+  EXPECT_DOUBLE_EQ(c.other_flops, 864);
+  // Read: x 128 B, w 3,072, b 192, the 5 rows in use of the buffer (each
+  // row 2*2*4*4 = 64 elements: 320 x 4 B = 1,280), the int32 length 4:
+  // 4,676. Written: the output 128 and the new row of the buffer 256: 384.
+  EXPECT_DOUBLE_EQ(c.bytes_read, 4676);
+  EXPECT_DOUBLE_EQ(c.bytes_written, 384);
+  EXPECT_TRUE(c.note.empty()) << c.note;
+  // Without a known length: the whole buffer, said in the note.
+  int unknown = g.Input("unknown_len", {}, DType::kInt32);
+  int upper =
+      g.Op("DecoderMaskedSelfAttention", {x, w, b, -1, past, -1, unknown},
+           {{2, 1, 16}, {2, 2, 4, 10, 4}}, {{"num_heads", int64_t{4}}},
+           "com.microsoft");
+  Cost u = g.Count(upper);
+  // 10 keys: 1536 + 2 * (2*4*1*10*4) = 2176.
+  EXPECT_DOUBLE_EQ(u.macs, 2176);
+  EXPECT_NE(u.note.find("upper bound"), std::string::npos) << u.note;
+}
+
 TEST(AttentionCounterTest, GroupQueryAttentionDecodeWithPastKv) {
   CounterGraph g;
   // B=1, S=1 (decode), N=8 query heads, kvN=2, head 16, past 15 -> total 16.

@@ -221,6 +221,10 @@ TEST(ImporterShapesTest, ResolvesOrtQOperatorAndNhwcContribOps) {
   EXPECT_EQ(Dims(g, "qatt"), (graph::Dims{2, 3, 32}));
   EXPECT_EQ(T(g, "qatt").dtype, graph::DType::kFloat32);
   EXPECT_EQ(Dims(g, "qpresent"), (graph::Dims{2, 2, 4, 9, 8}));
+  // DecoderMaskedSelfAttention of one token: [2,1,32]; its present is the
+  // shared 16-position buffer itself.
+  EXPECT_EQ(Dims(g, "dmsa"), (graph::Dims{2, 1, 32}));
+  EXPECT_EQ(Dims(g, "dmsa_present"), (graph::Dims{2, 2, 4, 16, 8}));
 }
 
 TEST(ImporterShapesTest, ResolvesOpset18Forms) {

@@ -90,6 +90,8 @@ struct MsAttentionSlots {
   // QAttention's QKV product is an integer GEMM, its result dequantized:
   // one scale multiply per product element.
   bool dequantize = false;
+  // DecoderMaskedSelfAttention: past and present always share one buffer.
+  bool shared_buffer = false;
 };
 
 // com.microsoft Attention: input [B,S,hidden_in], weights [hidden_in,
@@ -125,19 +127,67 @@ absl::StatusOr<Cost> CountMsAttentionLike(const CountContext& ctx,
   const graph::Tensor* present = ctx.output(1);
   const std::optional<int64_t> past_len =
       FoldedScalar(input(slots.past_sequence_length));
-  if (ctx.node.GetInt("past_present_share_buffer", 0) != 0 &&
-      past_len.has_value()) {
-    shape.kv_len = static_cast<double>(*past_len) + s;
+  // A shared past/present buffer [2, B, N, max, H] (past_present_share_
+  // buffer; always for DecoderMaskedSelfAttention): the kernel reads the
+  // past_sequence_length rows in use and writes the new tokens' rows.
+  const bool shared = (slots.shared_buffer ||
+                       ctx.node.GetInt("past_present_share_buffer", 0) != 0) &&
+                      past != nullptr && past->dims.size() == 5;
+  std::string note;
+  double past_rows = 0;
+  if (shared) {
+    const double max_len = static_cast<double>(past->dims[3]);
+    if (past_len.has_value()) {
+      shape.kv_len = std::min(max_len, static_cast<double>(*past_len) + s);
+      past_rows = shape.kv_len - s;
+    } else {
+      shape.kv_len = max_len;
+      past_rows = max_len;
+      note = fmt::format(
+          "past_sequence_length unknown: the query attends to the whole "
+          "{}-position KV buffer (an upper bound; bind it with --input-value)",
+          past->dims[3]);
+    }
   } else if (present != nullptr && present->dims.size() == 5) {
     shape.kv_len = static_cast<double>(present->dims[3]);
   } else if (past != nullptr && past->dims.size() == 5) {
     shape.kv_len = static_cast<double>(past->dims[3]) + s;
   }
   const double qkv_width = static_cast<double>(qkv[0] + qkv[1] + qkv[2]);
-  Cost cost = DefaultTraffic(ctx);
+  Cost cost;
+  if (shared) {
+    // [2, B, N, rows, H] of the buffer: rows x (2 B N H) elements.
+    const double per_row =
+        Elements(*past) / std::max(1.0, static_cast<double>(past->dims[3]));
+    for (size_t i = 0; i < ctx.node.inputs.size(); ++i) {
+      const graph::Tensor* t = ctx.input(i);
+      if (t == nullptr) continue;
+      if (t == past) {
+        AddRead(ctx, *t, per_row * past_rows, &cost);
+      } else {
+        AddReadAll(ctx, *t, &cost);
+      }
+    }
+    if (const graph::Tensor* y = ctx.output(0); y != nullptr) {
+      AddWritten(ctx, *y, &cost);
+    }
+    if (present != nullptr) {
+      cost.bytes_written += std::min(Elements(*present), per_row * s) *
+                            ctx.pricer.ElementBytes(ctx.graph, *present);
+    }
+  } else {
+    cost = DefaultTraffic(ctx);
+  }
+  cost.note = note;
   cost.macs = b * s * hidden_in * qkv_width;
   if (ctx.input(2) != nullptr) cost.other_flops += b * s * qkv_width;
   if (slots.dequantize) cost.other_flops += b * s * qkv_width * cost::kMul;
+  // Rotary (do_rotary): 3 per rotated query and key element, as
+  // GroupQueryAttention's.
+  if (ctx.node.GetInt("do_rotary", 0) != 0) {
+    cost.other_flops +=
+        b * s * static_cast<double>(qkv[0] + qkv[1]) * cost::kRotary;
+  }
   const int masks = (input(slots.mask) != nullptr ||
                      ctx.node.GetInt("unidirectional", 0) != 0) +
                     (input(slots.attention_bias) != nullptr);
@@ -147,6 +197,13 @@ absl::StatusOr<Cost> CountMsAttentionLike(const CountContext& ctx,
 
 absl::StatusOr<Cost> CountMsAttention(const CountContext& ctx) {
   return CountMsAttentionLike(ctx, MsAttentionSlots{});
+}
+
+// com.microsoft DecoderMaskedSelfAttention (one decode step of ONNX
+// Runtime's GPT-style beam search): Attention's inputs, then beam_width and
+// cache_indirection; the past/present buffer is shared.
+absl::StatusOr<Cost> CountDecoderMaskedSelfAttention(const CountContext& ctx) {
+  return CountMsAttentionLike(ctx, MsAttentionSlots{.shared_buffer = true});
 }
 
 absl::StatusOr<Cost> CountQAttention(const CountContext& ctx) {
@@ -440,6 +497,8 @@ absl::StatusOr<Cost> CountRotary(const CountContext& ctx, bool onnx_order) {
 void RegisterAttentionCounters(CounterRegistry& registry) {
   registry.Register("com.microsoft", "Attention", CountMsAttention);
   registry.Register("com.microsoft", "QAttention", CountQAttention);
+  registry.Register("com.microsoft", "DecoderMaskedSelfAttention",
+                    CountDecoderMaskedSelfAttention);
   registry.Register("com.microsoft", "MultiHeadAttention",
                     CountMultiHeadAttention);
   registry.Register("com.microsoft", "GroupQueryAttention",

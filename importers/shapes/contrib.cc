@@ -61,6 +61,14 @@ absl::Status QAttentionShape(InferContext& ctx) {
   return AttentionLike(ctx, 8, ctx.dtype(2));
 }
 
+// com.microsoft DecoderMaskedSelfAttention: Attention's inputs; its present
+// is the past buffer itself (always shared).
+absl::Status DecoderMaskedSelfAttentionShape(InferContext& ctx) {
+  if (absl::Status s = AttentionLike(ctx, 4, ctx.dtype(0)); !s.ok()) return s;
+  if (ctx.has_input(4)) ctx.Set(1, ctx.dtype(4), ctx.dims(4));
+  return absl::OkStatus();
+}
+
 // Sequence length and head size of a key or value input of
 // MultiHeadAttention: [B, L, N*H], [B, N, L, H] or packed [B, L, N, 2, H].
 bool KvGeometry(const Dims& d, int64_t n, int64_t* length, int64_t* head) {
@@ -337,6 +345,8 @@ void RegisterContribShapes(ShapeRegistry* registry) {
   }
   registry->Add(kMicrosoftDomain, "Attention", AttentionShape);
   registry->Add(kMicrosoftDomain, "QAttention", QAttentionShape);
+  registry->Add(kMicrosoftDomain, "DecoderMaskedSelfAttention",
+                DecoderMaskedSelfAttentionShape);
   registry->Add(kMicrosoftDomain, "MultiHeadAttention",
                 MultiHeadAttentionShape);
   registry->Add(kMicrosoftDomain, "DecoderMaskedMultiHeadAttention",
