@@ -67,5 +67,21 @@ TEST(SequenceValuesTest, SequenceOpsPriceWhatTheyCopy) {
   EXPECT_DOUBLE_EQ(layers["zipmap"]["bytes_written"].get<double>(), 360);
 }
 
+// A scripted list.append loop: SequenceEmpty, then T iterations that each
+// insert one [B, 32] element; the stack of the list is [B, T, 32].
+TEST(SequenceValuesTest, ListAppendedInALoopHasTheTripCountLength) {
+  importers::ImportOptions options;
+  options.dims["B"] = 2;
+  options.dims["T"] = 5;
+  absl::StatusOr<graph::Graph> g = importers::ImportOnnxFile(
+      std::string(RIDGELINE_SOURCE_DIR) +
+          "/tests/fixtures/importer/scripted_list_loop.onnx",
+      options);
+  ASSERT_TRUE(g.ok()) << MessageOf(g.status());
+  for (const auto& u : g->unresolved)
+    ADD_FAILURE() << u.tensor << ": " << u.reason;
+  EXPECT_EQ(g->tensor(*g->FindTensor("stacked")).dims, (graph::Dims{2, 5, 32}));
+}
+
 }  // namespace
 }  // namespace ridgeline

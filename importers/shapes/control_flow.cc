@@ -225,6 +225,39 @@ absl::Status Resolver::ResolveIf(int n, std::vector<Body>& bodies) {
   return absl::OkStatus();
 }
 
+std::optional<Resolver::LoopGrowth> Resolver::SequenceGrowth(int loop, int in,
+                                                             int out) const {
+  LoopGrowth growth;
+  int t = out;
+  // Every step moves one node back in the body; more steps than the graph
+  // has nodes means a cycle, which a valid graph does not have.
+  for (size_t steps = 0; t != in; ++steps) {
+    if (t < 0 || steps > graph_.nodes().size()) return std::nullopt;
+    const int producer = graph_.tensor(t).producer;
+    if (producer < 0) return std::nullopt;
+    const graph::Node& p = graph_.node(producer);
+    if (p.parent != loop || !p.domain.empty()) return std::nullopt;
+    if (p.op_type == "SequenceInsert") {
+      const int elem = p.Input(1);
+      if (elem < 0 || !graph_.tensor(elem).shape_known) {
+        growth.elems_agree = false;
+      } else if (growth.inserted == 0) {
+        growth.elem_dims = graph_.tensor(elem).dims;
+      } else if (growth.elem_dims != graph_.tensor(elem).dims) {
+        growth.elems_agree = false;
+      }
+      ++growth.inserted;
+      ++growth.delta;
+    } else if (p.op_type == "SequenceErase") {
+      --growth.delta;
+    } else if (p.op_type != "Identity") {
+      return std::nullopt;
+    }
+    t = p.Input(0);
+  }
+  return growth;
+}
+
 absl::Status Resolver::ResolveLoop(int n, Body& body) {
   const graph::Node& node = graph_.node(n);
   const size_t carried = node.inputs.size() > 2 ? node.inputs.size() - 2 : 0;
@@ -312,6 +345,46 @@ absl::Status Resolver::ResolveLoop(int n, Body& body) {
       trips = 0;
     } else if (stays_true) {
       trips = max_trips;
+    }
+  }
+  // A carried sequence that each iteration grows by the same elements (a
+  // scripted list.append: SequenceEmpty -> Loop { SequenceInsert }) ends
+  // with its initial length + trips x the growth.
+  for (size_t i = 0; i < carried && i < node.outputs.size() && trips >= 0;
+       ++i) {
+    const int out = node.outputs[i];
+    const int init = node.inputs[2 + i];
+    if (out < 0 || init < 0) continue;
+    auto seq = state_.sequences.find(out);
+    auto first = state_.sequences.find(init);
+    if (seq == state_.sequences.end() || first == state_.sequences.end() ||
+        first->second.length < 0 || seq->second.is_optional) {
+      continue;
+    }
+    std::optional<LoopGrowth> growth =
+        SequenceGrowth(n, body.inputs[2 + i], BodyOutput(body, 1 + i));
+    if (!growth.has_value()) continue;
+    const int64_t length = first->second.length + trips * growth->delta;
+    if (length < 0) continue;
+    SequenceInfo& info = seq->second;
+    info.length = length;
+    info.elems_known = false;
+    info.elems.clear();
+    // The elements' common dims: the inserted ones', when they share them
+    // with each other and with those already in the list.
+    const bool initial_agrees =
+        first->second.length == 0 ||
+        (first->second.elem_dims_known &&
+         (growth->inserted == 0 ||
+          first->second.elem_dims == growth->elem_dims));
+    if (growth->inserted > 0 && growth->elems_agree && initial_agrees) {
+      info.elem_dims_known = true;
+      info.elem_dims = growth->elem_dims;
+    } else if (growth->inserted == 0 && first->second.elem_dims_known) {
+      info.elem_dims_known = true;
+      info.elem_dims = first->second.elem_dims;
+    } else {
+      info.elem_dims_known = false;
     }
   }
   for (size_t k = carried; k < node.outputs.size(); ++k) {

@@ -11,6 +11,7 @@
 #ifndef RIDGELINE_IMPORTERS_SHAPES_RESOLVER_H_
 #define RIDGELINE_IMPORTERS_SHAPES_RESOLVER_H_
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,6 +85,17 @@ class Resolver {
   // a graph output, the branch's output becomes one too.
   void InlineTakenBranches();
   absl::Status ResolveLoop(int n, Body& body);
+  // What one iteration of Loop `loop` does to a carried sequence, when its
+  // body output `out` comes from its body input `in` through SequenceInsert,
+  // SequenceErase and Identity only: the net elements added, how many were
+  // inserted and their dims when they all agree.
+  struct LoopGrowth {
+    int64_t delta = 0;
+    int64_t inserted = 0;
+    bool elems_agree = true;
+    graph::Dims elem_dims;
+  };
+  std::optional<LoopGrowth> SequenceGrowth(int loop, int in, int out) const;
   absl::Status ResolveScan(int n, Body& body);
   absl::Status ResolveSequenceMap(int n, Body& body);
   // Fills body.names.
