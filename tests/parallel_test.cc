@@ -29,6 +29,7 @@
 #include "engine/sweep.h"
 #include "engine/what_if.h"
 #include "fmt/format.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "tests/zoo_test_util.h"
