@@ -80,6 +80,43 @@ Cost TrafficWithCaches(const CountContext& ctx, std::vector<size_t> caches,
   return cost;
 }
 
+// The traffic of a decode kernel on a shared past/present KV buffer whose
+// second-to-last dim holds the positions: every input read and every output
+// written in full, except the buffer inputs (is_buffer_input), read for
+// `rows_read` positions, and the buffer outputs (is_buffer_output), written
+// for `rows_written` positions (the new tokens').
+template <typename IsBufferInput, typename IsBufferOutput>
+Cost SharedBufferTraffic(const CountContext& ctx, IsBufferInput is_buffer_input,
+                         double rows_read, IsBufferOutput is_buffer_output,
+                         double rows_written) {
+  auto elements = [](const graph::Tensor& t, double rows) {
+    const double positions =
+        t.dims.size() >= 2 ? static_cast<double>(t.dims[t.dims.size() - 2]) : 1;
+    return std::min(Elements(t), Elements(t) / std::max(1.0, positions) * rows);
+  };
+  Cost cost;
+  for (size_t i = 0; i < ctx.node.inputs.size(); ++i) {
+    const graph::Tensor* t = ctx.input(i);
+    if (t == nullptr) continue;
+    if (is_buffer_input(i, *t)) {
+      AddRead(ctx, *t, elements(*t, rows_read), &cost);
+    } else {
+      AddReadAll(ctx, *t, &cost);
+    }
+  }
+  for (size_t i = 0; i < ctx.node.outputs.size(); ++i) {
+    const graph::Tensor* t = ctx.output(i);
+    if (t == nullptr) continue;
+    if (is_buffer_output(i, *t)) {
+      cost.bytes_written +=
+          elements(*t, rows_written) * ctx.pricer.ElementBytes(ctx.graph, *t);
+    } else {
+      AddWritten(ctx, *t, &cost);
+    }
+  }
+  return cost;
+}
+
 // Input positions of com.microsoft Attention and QAttention beyond input,
 // weights and bias (0, 1, 2); -1 where the op has no such input.
 struct MsAttentionSlots {
@@ -154,30 +191,14 @@ absl::StatusOr<Cost> CountMsAttentionLike(const CountContext& ctx,
     shape.kv_len = static_cast<double>(past->dims[3]) + s;
   }
   const double qkv_width = static_cast<double>(qkv[0] + qkv[1] + qkv[2]);
-  Cost cost;
-  if (shared) {
-    // [2, B, N, rows, H] of the buffer: rows x (2 B N H) elements.
-    const double per_row =
-        Elements(*past) / std::max(1.0, static_cast<double>(past->dims[3]));
-    for (size_t i = 0; i < ctx.node.inputs.size(); ++i) {
-      const graph::Tensor* t = ctx.input(i);
-      if (t == nullptr) continue;
-      if (t == past) {
-        AddRead(ctx, *t, per_row * past_rows, &cost);
-      } else {
-        AddReadAll(ctx, *t, &cost);
-      }
-    }
-    if (const graph::Tensor* y = ctx.output(0); y != nullptr) {
-      AddWritten(ctx, *y, &cost);
-    }
-    if (present != nullptr) {
-      cost.bytes_written += std::min(Elements(*present), per_row * s) *
-                            ctx.pricer.ElementBytes(ctx.graph, *present);
-    }
-  } else {
-    cost = DefaultTraffic(ctx);
-  }
+  // The buffer [2, B, N, max, H]: past at its slot, present at output 1.
+  Cost cost =
+      shared
+          ? SharedBufferTraffic(
+                ctx, [&](size_t, const graph::Tensor& t) { return &t == past; },
+                past_rows,
+                [&](size_t i, const graph::Tensor&) { return i == 1; }, s)
+          : DefaultTraffic(ctx);
   cost.note = note;
   cost.macs = b * s * hidden_in * qkv_width;
   if (ctx.input(2) != nullptr) cost.other_flops += b * s * qkv_width;
@@ -319,28 +340,21 @@ absl::StatusOr<Cost> CountDecoderMaskedMha(const CountContext& ctx) {
           past_key->dims[2]);
     }
   }
-  for (size_t i = 0; i < ctx.node.inputs.size(); ++i) {
-    const graph::Tensor* t = ctx.input(i);
-    if (t == nullptr) continue;
-    if ((i == 5 || i == 6) && t->dims.size() == 4) {
-      AddRead(ctx, *t, b * t->dims[1] * buffer_rows * t->dims[3], &cost);
-    } else {
-      AddReadAll(ctx, *t, &cost);
-    }
-  }
-  AddWritten(ctx, **y, &cost);
-  for (size_t i = 1; i < ctx.node.outputs.size(); ++i) {
-    const graph::Tensor* t = ctx.output(i);
-    if (t == nullptr) continue;
-    if (i <= 2 && past_key != nullptr && t->dims.size() == 4) {
-      // The shared present buffer takes only the new token's rows.
-      const double rows =
-          std::min(Elements(*t), b * t->dims[1] * s * t->dims[3]);
-      cost.bytes_written += rows * ctx.pricer.ElementBytes(ctx.graph, *t);
-    } else {
-      AddWritten(ctx, *t, &cost);
-    }
-  }
+  // past_key/past_value [B, N, max, H] (inputs 5, 6) read for the rows in
+  // use; the shared present buffers (outputs 1, 2) take the new tokens' rows.
+  const Cost traffic = SharedBufferTraffic(
+      ctx,
+      [](size_t i, const graph::Tensor& t) {
+        return (i == 5 || i == 6) && t.dims.size() == 4;
+      },
+      buffer_rows,
+      [&](size_t i, const graph::Tensor& t) {
+        return (i == 1 || i == 2) && past_key != nullptr && t.dims.size() == 4;
+      },
+      s);
+  cost.bytes_read += traffic.bytes_read;
+  cost.bytes_written += traffic.bytes_written;
+  cost.weight_bytes += traffic.weight_bytes;
   if (ctx.input(10) != nullptr) cost.other_flops += b * s * 3 * n * head;
   const int masks = (ctx.input(3) != nullptr) + (ctx.input(4) != nullptr);
   AddAttentionCore({.batch = b,

@@ -11,6 +11,7 @@
 //    parameter inputs (starts/ends/axes/steps, shape, repeats, pads) are not
 //    counted.
 #include <algorithm>
+#include <string>
 
 #include "engine/counters/common.h"
 #include "engine/counters/cost_table.h"
@@ -107,16 +108,15 @@ absl::StatusOr<Cost> CountIntoSequence(const CountContext& ctx) {
   for (size_t i = 0; i < ctx.node.inputs.size(); ++i) {
     const graph::Tensor* t = ctx.input(i);
     if (t == nullptr || t->non_tensor) continue;
-    if (ctx.node.op_type == "SplitToSequence" && i > 0) {
-      AddReadAll(ctx, *t, &cost);  // the split sizes
-      continue;
-    }
-    if (ctx.node.op_type == "SequenceInsert" && i != 1) {
-      AddReadAll(ctx, *t, &cost);  // the position
-      continue;
-    }
     AddReadAll(ctx, *t, &cost);
-    cost.bytes_written += ctx.pricer.TensorBytes(ctx.graph, *t);
+    // What goes into the list: SplitToSequence's input 0 (not its split
+    // sizes), SequenceInsert's input 1 (not its position), every input of
+    // SequenceConstruct.
+    const std::string& op = ctx.node.op_type;
+    const bool copied = op == "SplitToSequence"  ? i == 0
+                        : op == "SequenceInsert" ? i == 1
+                                                 : true;
+    if (copied) cost.bytes_written += ctx.pricer.TensorBytes(ctx.graph, *t);
   }
   return cost;
 }
